@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The one packet parser: Ethernet, up to two VLAN tags, IPv4 (options,
+ * fragments), IPv6 (extension headers), TCP, UDP, the DNS question.
+ * It fills struct fp_pkt with what the rule model defines (see
+ * src/rules/match_ref.h: the reference parser of the same semantics).
+ * Every read is bounds-checked against the frame and the IP datagram end.
+ */
+#ifndef FP_BPF_PARSE_H
+#define FP_BPF_PARSE_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include <fastpath/abi.h>
+
+#define FP_V6_EXT_MAX 8 /* more extension headers than this: no upper layer */
+#define FP_DNS_PORT   53
+
+/* Bytes at off..off+n lie within the frame (pointer check the verifier sees). */
+#define FP_IN_FRAME(data, data_end, off, n) \
+	((void *)(data) + (off) + (n) <= (void *)(data_end))
+
+static __always_inline __u16 rd16(const __u8 *p)
+{
+	return ((__u16)p[0] << 8) | p[1];
+}
+
+/* L2: Ethernet and up to two tags. Returns the ethertype, or 0 when there is
+ * no L3 to look at. *off is left at the L3 header. */
+static __always_inline __u16 parse_l2(void *data, void *data_end, struct fp_pkt *pkt, __u32 *off)
+{
+	__u8 *p = data;
+	__u16 type;
+
+	if (!FP_IN_FRAME(data, data_end, 0, ETH_HLEN))
+		return 0;
+	pkt->have |= FP_HAVE_L2;
+	type = rd16(p + 12);
+	*off = ETH_HLEN;
+#pragma unroll
+	for (int i = 0; i < 2; i++) {
+		if (type != ETH_P_8021Q && type != ETH_P_8021AD)
+			return type;
+		if (!FP_IN_FRAME(data, data_end, *off, 4))
+			return 0;
+		p = data + *off;
+		pkt->vlan[i] = rd16(p) & 0x0fff;
+		pkt->n_vlan = i + 1;
+		type = rd16(p + 2);
+		*off += 4;
+	}
+	if (type == ETH_P_8021Q || type == ETH_P_8021AD)
+		return 0; /* a third tag */
+	return type;
+}
+
+/* IPv4. Returns the L4 offset when an L4 header may follow, else 0. */
+static __always_inline __u32 parse_ipv4(void *data, void *data_end, struct fp_pkt *pkt, __u32 off)
+{
+	__u8 *ip;
+	__u32 ihl, tot, frame_len = data_end - data;
+	__u16 frag;
+
+	if (off > 64 || !FP_IN_FRAME(data, data_end, off, 20))
+		return 0;
+	ip = data + off;
+	if ((ip[0] >> 4) != 4)
+		return 0;
+	ihl = (ip[0] & 0x0f) * 4;
+	tot = rd16(ip + 2);
+	if (ihl < 20 || off + ihl > frame_len || tot < ihl)
+		return 0;
+	pkt->have |= FP_HAVE_L3 | FP_HAVE_PROTO;
+	pkt->l3 = 4;
+	pkt->l3_off = off;
+	pkt->len = tot;
+	pkt->ttl = ip[8];
+	pkt->proto = ip[9];
+	__builtin_memcpy(pkt->src, ip + 12, 4);
+	__builtin_memcpy(pkt->dst, ip + 16, 4);
+	pkt->ip_end = off + tot < frame_len ? off + tot : frame_len;
+	frag = rd16(ip + 6);
+	if (frag & 0x3fff)
+		pkt->have |= FP_HAVE_FRAG;
+	if (frag & 0x1fff)
+		return 0; /* not the first fragment: no L4 header */
+	return off + ihl;
+}
+
+/* IPv6 and its extension headers. Returns the L4 offset or 0. */
+static __always_inline __u32 parse_ipv6(void *data, void *data_end, struct fp_pkt *pkt, __u32 off)
+{
+	__u32 frame_len = data_end - data, end;
+	__u8 *ip, *h, nexthdr;
+
+	if (off > 64 || !FP_IN_FRAME(data, data_end, off, 40))
+		return 0;
+	ip = data + off;
+	if ((ip[0] >> 4) != 6)
+		return 0;
+	end = off + 40 + rd16(ip + 4);
+	pkt->have |= FP_HAVE_L3;
+	pkt->l3 = 6;
+	pkt->l3_off = off;
+	pkt->len = rd16(ip + 4) + 40;
+	pkt->ttl = ip[7];
+	__builtin_memcpy(pkt->src, ip + 8, 16);
+	__builtin_memcpy(pkt->dst, ip + 24, 16);
+	pkt->ip_end = end < frame_len ? end : frame_len;
+	nexthdr = ip[6];
+	off += 40;
+
+#pragma unroll
+	for (int i = 0; i <= FP_V6_EXT_MAX; i++) {
+		__u32 hlen;
+
+		if (nexthdr != 0 && nexthdr != 43 && nexthdr != 44 && nexthdr != 60)
+			break;
+		if (i == FP_V6_EXT_MAX)
+			return 0; /* too many extension headers: no upper layer */
+		if (off > 2048 || off + 8 > pkt->ip_end || !FP_IN_FRAME(data, data_end, off, 8))
+			return 0;
+		h = data + off;
+		if (nexthdr == 44) {
+			__u16 fo = rd16(h + 2); /* offset in bits 15..3, M in bit 0 */
+
+			if (fo & 0xfff9)
+				pkt->have |= FP_HAVE_FRAG;
+			nexthdr = h[0];
+			if (fo & 0xfff8) {
+				pkt->proto = nexthdr;
+				pkt->have |= FP_HAVE_PROTO;
+				return 0; /* not the first fragment: no L4 header */
+			}
+			hlen = 8;
+		} else {
+			nexthdr = h[0];
+			hlen = ((__u32)h[1] + 1) * 8;
+			if (off + hlen > pkt->ip_end)
+				return 0;
+		}
+		off += hlen;
+	}
+	pkt->proto = nexthdr;
+	pkt->have |= FP_HAVE_PROTO;
+	return off;
+}
+
+/* TCP / UDP headers within the datagram. */
+static __always_inline void parse_l4(void *data, void *data_end, struct fp_pkt *pkt, __u32 off)
+{
+	__u8 *l4;
+
+	if (off > 2048)
+		return;
+	if (pkt->proto == IPPROTO_TCP) {
+		__u32 doff;
+
+		if (off + 20 > pkt->ip_end || !FP_IN_FRAME(data, data_end, off, 20))
+			return;
+		l4 = data + off;
+		doff = (l4[12] >> 4) * 4;
+		if (doff < 20 || off + doff > pkt->ip_end)
+			return;
+		pkt->have |= FP_HAVE_PORTS | FP_HAVE_TCP;
+		pkt->tcp_flags = l4[13];
+	} else if (pkt->proto == IPPROTO_UDP) {
+		if (off + 8 > pkt->ip_end || !FP_IN_FRAME(data, data_end, off, 8))
+			return;
+		l4 = data + off;
+		pkt->have |= FP_HAVE_PORTS;
+	} else {
+		return;
+	}
+	pkt->l4_off = off;
+	pkt->sport = rd16(l4);
+	pkt->dport = rd16(l4 + 2);
+}
+
+struct dns_walk {
+	struct fp_pkt *pkt;
+	__u32 avail;   /* bytes of the name area present (<= 259) */
+	__u32 next;    /* offset of the next length byte */
+	__u32 n;       /* labels so far */
+	int done;      /* 1: name whole; -1: no question */
+};
+
+/* One byte of the name per call (bpf_loop keeps the verifier's work flat). */
+static long dns_walk_byte(__u32 i, void *arg)
+{
+	struct dns_walk *w = arg;
+	struct fp_pkt *pkt = w->pkt;
+	__u8 b;
+
+	if (i >= w->avail || i > 254) {
+		w->done = -1; /* cut short, or 255 bytes without a root */
+		return 1;
+	}
+	b = pkt->qname[i & 0xff];
+	if (i != w->next) {
+		if (b >= 'A' && b <= 'Z')
+			pkt->qname[i & 0xff] = b | 0x20;
+		return 0;
+	}
+	if (b > 63 || w->n >= FP_DNS_LABELS_MAX) {
+		w->done = -1; /* compression pointer or extended label */
+		return 1;
+	}
+	pkt->label_off[w->n & (FP_DNS_LABELS_MAX - 1)] = i;
+	w->n++;
+	if (b == 0) {
+		/* root: the name is whole; qtype and qclass must follow */
+		w->done = i + 1 + 4 <= w->avail ? 1 : -1;
+		pkt->qname_len = i + 1;
+		return 1;
+	}
+	w->next = i + 1 + b;
+	return 0;
+}
+
+/*
+ * The first question of a DNS query to UDP port 53: copies the name (wire
+ * format, A-Z lowered) and the offsets of its labels into pkt. Any fault
+ * (response, no question, pointer, long label, long name, cut short) leaves
+ * FP_HAVE_DNS clear.
+ */
+static __always_inline void parse_dns(struct xdp_md *ctx, struct fp_pkt *pkt)
+{
+	__u32 off = pkt->l4_off + 8, avail;
+	struct dns_walk w = { .pkt = pkt };
+	__u8 hdr[12];
+
+	if (off + 12 > pkt->ip_end)
+		return;
+	if (bpf_xdp_load_bytes(ctx, off, hdr, sizeof(hdr)))
+		return;
+	if ((hdr[2] & 0x80) || rd16(hdr + 4) == 0)
+		return; /* a response, or no question */
+	off += 12;
+	avail = pkt->ip_end - off;
+	if (avail > 259)
+		avail = 259; /* longest name (255) + qtype + qclass */
+	if (avail < 5)
+		return;
+	if (bpf_xdp_load_bytes(ctx, off, pkt->qname, avail > 255 ? 255 : avail))
+		return;
+	w.avail = avail;
+	bpf_loop(256, dns_walk_byte, &w, 0);
+	if (w.done == 1) {
+		pkt->n_labels = w.n;
+		pkt->have |= FP_HAVE_DNS;
+	}
+}
+
+/* qtype lies after the name; read it once FP_HAVE_DNS is set. */
+static __always_inline void parse_dns_qtype(struct xdp_md *ctx, struct fp_pkt *pkt)
+{
+	__u8 t[2];
+
+	if (bpf_xdp_load_bytes(ctx, pkt->l4_off + 8 + 12 + pkt->qname_len, t, 2))
+		pkt->have &= ~FP_HAVE_DNS;
+	else
+		pkt->qtype = rd16(t);
+}
+
+/* Parses the whole frame into pkt (which the caller zeroed where needed). */
+static __always_inline void fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 off = 0, l4 = 0;
+	__u16 type;
+
+	pkt->have = 0;
+	pkt->n_vlan = 0;
+	pkt->l3 = 0;
+	pkt->pkt_len = data_end - data;
+	type = parse_l2(data, data_end, pkt, &off);
+	if (type == ETH_P_IP)
+		l4 = parse_ipv4(data, data_end, pkt, off);
+	else if (type == ETH_P_IPV6)
+		l4 = parse_ipv6(data, data_end, pkt, off);
+	if (!l4)
+		return;
+	parse_l4(data, data_end, pkt, l4);
+	if ((pkt->have & FP_HAVE_PORTS) && pkt->proto == IPPROTO_UDP && pkt->dport == FP_DNS_PORT) {
+		parse_dns(ctx, pkt);
+		if (pkt->have & FP_HAVE_DNS)
+			parse_dns_qtype(ctx, pkt);
+	}
+}
+
+#endif

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Every struct the BPF and user halves of fastpath both see: map keys and
+ * values, the parsed packet, constants of the pipeline. Sizes are asserted.
+ * Bump FP_ABI_VERSION whenever a layout here changes.
+ */
+#ifndef FASTPATH_ABI_H
+#define FASTPATH_ABI_H
+
+#ifdef __bpf__
+#include <linux/types.h>
+#else
+#include <linux/types.h>
+#include <assert.h>
+#define FP_ABI_ASSERT(cond) _Static_assert(cond, #cond)
+#endif
+#ifndef FP_ABI_ASSERT
+#define FP_ABI_ASSERT(cond)
+#endif
+
+#define FP_ABI_VERSION 1
+
+/* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
+enum fp_term {
+	FP_T_L3     = 1u << 0,  /* ip | ip6            -> l3 */
+	FP_T_PROTO  = 1u << 1,  /* tcp udp icmp icmp6 proto N (and implied by flags) -> proto */
+	FP_T_SRC    = 1u << 2,  /* src CIDR            -> src */
+	FP_T_DST    = 1u << 3,  /* dst CIDR            -> dst */
+	FP_T_SPORT  = 1u << 4,  /* sport PORTS         -> sport */
+	FP_T_DPORT  = 1u << 5,  /* dport PORTS         -> dport */
+	FP_T_FLAGS  = 1u << 6,  /* flags LIST          -> flags_mask/flags_val */
+	FP_T_LEN    = 1u << 7,  /* len RANGE           -> len */
+	FP_T_TTL    = 1u << 8,  /* ttl RANGE           -> ttl */
+	FP_T_VLAN   = 1u << 9,  /* vlan N              -> vlan */
+	FP_T_FRAG   = 1u << 10, /* frag */
+	FP_T_QNAME  = 1u << 11, /* qname PATTERN       -> qname */
+	FP_T_QTYPE  = 1u << 12, /* qtype TYPE          -> qtype */
+};
+
+/* ---- pipeline ---------------------------------------------------------- */
+
+/* Stage slots of the PROG_ARRAY fp_stages, in pipeline order. */
+enum fp_stage {
+	FP_STAGE_DUMP   = 0,
+	FP_STAGE_FILTER = 1,
+	FP_STAGE_LB     = 2,
+	FP_STAGE_STEER  = 3,
+	FP_STAGE_BRIDGE = 4,
+	FP_STAGE_MAX    = 8, /* size of fp_stages */
+};
+
+/* fp_pkt.have: which parts of the packet the parser found whole. */
+enum fp_have {
+	FP_HAVE_L2    = 1 << 0, /* Ethernet header */
+	FP_HAVE_L3    = 1 << 1, /* valid IPv4 or IPv6 header (l3 says which) */
+	FP_HAVE_PROTO = 1 << 2, /* upper-layer protocol known */
+	FP_HAVE_FRAG  = 1 << 3, /* IP fragment (v4 MF/offset, v6 fragment header) */
+	FP_HAVE_PORTS = 1 << 4, /* whole TCP or UDP header: sport/dport */
+	FP_HAVE_TCP   = 1 << 5, /* whole TCP header: tcp_flags */
+	FP_HAVE_DNS   = 1 << 6, /* readable first question of a DNS query */
+};
+
+#define FP_DNS_LABELS_MAX 128 /* labels in a name of <= 255 bytes, root included */
+
+/*
+ * The one parse of a packet, made by the entry program into per-CPU scratch
+ * and read by every stage. Offsets are from the start of the frame.
+ */
+struct fp_pkt {
+	__u32 pkt_len;         /* frame length */
+	__u16 l3_off;          /* start of the IP header */
+	__u16 l4_off;          /* start of the L4 header (FP_HAVE_PORTS) */
+	__u16 ip_end;          /* end of the IP datagram within the frame */
+	__u16 len;             /* IPv4 total length / IPv6 payload length + 40 */
+	__u16 have;            /* FP_HAVE_* */
+	__u8  l3;              /* 0, 4 or 6 */
+	__u8  proto;           /* upper-layer protocol (FP_HAVE_PROTO) */
+	__u8  ttl;             /* TTL / hop limit */
+	__u8  tcp_flags;       /* byte 13 of the TCP header */
+	__u8  n_vlan;          /* tags parsed: 0..2 */
+	__u8  n_labels;        /* labels of qname, the root included */
+	__u16 vlan[2];         /* VIDs, outer first */
+	__u16 sport, dport;    /* host byte order */
+	__u16 qtype;           /* host byte order */
+	__u16 qname_len;       /* wire length of qname, root included */
+	__u8  src[16];         /* IPv4 in src[0..3] */
+	__u8  dst[16];
+	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
+	__u8  qname[256];      /* first question's name, wire format, A-Z lowered */
+};
+FP_ABI_ASSERT(sizeof(struct fp_pkt) == 448);
+
+/* fp_meta: what is loaded on an interface (pinned with the pipeline). */
+struct fp_meta {
+	__u32 abi_version;     /* FP_ABI_VERSION of the loader */
+	__u32 ifindex;
+	__u32 xdp_flags;       /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
+	__u32 pad;
+	__u64 loaded_ns;       /* CLOCK_REALTIME at load */
+};
+FP_ABI_ASSERT(sizeof(struct fp_meta) == 24);
+
+/* ---- filter stage ------------------------------------------------------ */
+
+#define FP_MAX_RULES   16384 /* rules in one set */
+#define FP_MAX_TUPLES  64    /* distinct term shapes in one set */
+#define FP_MAX_PLENS   33    /* distinct prefix lengths per address table */
+#define FP_RULE_TEXT   512   /* canonical rule text, NUL included */
+
+/* The one-index flip: which generation of rule maps is live. */
+struct fp_flt_state {
+	__u32 gen;             /* 0 or 1 */
+	__u32 pad;
+	__u64 serial;          /* applies so far (generation number shown to users) */
+	__u64 applied_ns;      /* CLOCK_REALTIME of the last apply */
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_state) == 24);
+
+/* Address class tables (fp_flt_addr key.tbl). */
+enum fp_addr_tbl { FP_ADDR_SRC4 = 0, FP_ADDR_DST4 = 1, FP_ADDR_SRC6 = 2, FP_ADDR_DST6 = 3 };
+
+/* One tuple: a set of fields (FP_T_* bits of src/rules/rule.h) rules share. */
+struct fp_flt_tuple {
+	__u32 fields;          /* FP_T_* */
+	__u32 min_rule;        /* lowest rule index with an entry in this tuple */
+	__u8  flags_mask;      /* TCP flags the tuple's rules look at */
+	__u8  pad[3];
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_tuple) == 12);
+
+/* Per generation: how to classify. */
+struct fp_flt_gencfg {
+	__u32 n_rules;
+	__u32 n_tuples;        /* tuples[] sorted by min_rule */
+	__u32 use;             /* FP_T_* bits any rule uses */
+	__u8  default_verdict; /* XDP_PASS or XDP_DROP */
+	__u8  n_plen[4];       /* per fp_addr_tbl */
+	__u8  pad[3];
+	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
+	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
+};
+
+/*
+ * fp_flt_cls: one array of u32 class ids per generation, value per index:
+ * sport, dport, len (each 65536 values), ttl (256), vlan (4096). 0 = no rule
+ * covers the value.
+ */
+#define FP_CLS_SPORT   0
+#define FP_CLS_DPORT   65536
+#define FP_CLS_LEN     131072
+#define FP_CLS_TTL     196608
+#define FP_CLS_VLAN    196864
+#define FP_CLS_ENTRIES 200960
+
+struct fp_flt_addr_key {
+	__u8  tbl;             /* enum fp_addr_tbl */
+	__u8  plen;
+	__u16 pad;
+	__u8  addr[16];        /* masked to plen */
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_addr_key) == 20);
+
+enum fp_qname_kind { FP_QN_EXACT = 0, FP_QN_WILD = 1 };
+
+struct fp_flt_qname_key {
+	__u64 hash;            /* fp_qname_hash of the wire name */
+	__u32 kind;            /* enum fp_qname_kind */
+	__u32 pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_qname_key) == 16);
+
+struct fp_flt_qname_val {
+	__u32 cls;
+	__u16 len;             /* wire length of name[] */
+	__u16 pad;
+	__u8  name[256];       /* the wire name: a hit is verified byte by byte */
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_qname_val) == 264);
+
+/* Tuple key: the packet's classes for the tuple's fields, others zero. */
+struct fp_flt_key {
+	__u8  tuple;
+	__u8  l3;
+	__u8  proto;
+	__u8  flags;           /* tcp_flags & tuple.flags_mask */
+	__u16 vlan, sport, dport, len, ttl, qtype;
+	__u32 src, dst, qname;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_key) == 28);
+
+enum fp_flt_action { FP_FLT_PASS = 0, FP_FLT_DROP = 1, FP_FLT_LIMIT = 2 };
+enum fp_flt_by { FP_FLT_BY_ALL = 0, FP_FLT_BY_SRC = 1, FP_FLT_BY_DST = 2, FP_FLT_BY_FLOW = 3 };
+
+struct fp_flt_rule {
+	__u8  action;          /* enum fp_flt_action */
+	__u8  by;              /* enum fp_flt_by */
+	__u16 pad;
+	__u32 sample_n;        /* sample 1/N; 0 none */
+	__u64 interval_ns;     /* limit: time per packet at the rate */
+	__u64 tau_ns;          /* limit: (burst - 1) * interval_ns */
+	__u64 ident;           /* hash of id and text: limiter state survives apply */
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_rule) == 32);
+
+/* Limiter key (LRU, shared by generations): GCRA state per rule and key. */
+struct fp_flt_lim_key {
+	__u64 ident;
+	__u8  by;
+	__u8  proto;
+	__u16 sport, dport;
+	__u16 pad;
+	__u8  src[16];
+	__u8  dst[16];
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_lim_key) == 48);
+
+struct fp_flt_lim_val {
+	__u64 tat_ns;          /* theoretical arrival time */
+};
+
+struct fp_counter {
+	__u64 packets;
+	__u64 bytes;
+};
+FP_ABI_ASSERT(sizeof(struct fp_counter) == 16);
+
+/* fp_flt_stats (per CPU, survives applies): how the stage decided. */
+enum fp_flt_stat {
+	FP_FLT_ST_RULE_PASS = 0,
+	FP_FLT_ST_RULE_DROP,
+	FP_FLT_ST_LIMIT_PASS,
+	FP_FLT_ST_LIMIT_DROP,
+	FP_FLT_ST_DEFAULT_PASS,
+	FP_FLT_ST_DEFAULT_DROP,
+	FP_FLT_ST_NO_RULES,    /* no rule set applied yet: passed */
+	FP_FLT_ST_MAX,
+};
+
+/* Per-rule counters: index = rule index; FP_MAX_RULES counts the default. */
+#define FP_FLT_CNT_ENTRIES (FP_MAX_RULES + 1)
+#define FP_FLT_NO_RULE 0xffffffffu
+
+/* Last decision, recorded only when the program is loaded for `filter test`. */
+struct fp_flt_last {
+	__u32 rule;            /* rule index or FP_FLT_NO_RULE */
+	__u32 verdict;         /* XDP action */
+	__u64 seq;
+};
+
+/* fp_flt_text: the canonical text of each rule (id explicit), for `list`. */
+struct fp_flt_text {
+	char text[FP_RULE_TEXT];
+};
+
+/* ---- DNS name hash (shared by the filter and its compiler) --------------- */
+#define FP_QH_SEED  0xcbf29ce484222325ULL
+#define FP_QH_PRIME 0x100000001b3ULL
+/* The hash of a wire name is FNV-1a over its bytes taken last to first, so
+ * that one backward pass yields the hash of every suffix. */
+
+#endif /* FASTPATH_ABI_H */

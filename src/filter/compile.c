@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Rule set -> one generation's map contents. Rules sharing a shape (the same
+ * fields, the same TCP flag mask) form a tuple; each rule adds one key per
+ * combination of the classes it covers, and the first rule to claim a key
+ * keeps it (first match wins). See docs/architecture.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bpf.h>
+
+#include "filter/compile_internal.h"
+#include "util/htab.h"
+
+const char *cfield_name(enum cfield f)
+{
+	static const char *const names[CF_MAX] = {
+		[CF_VLAN] = "vlan", [CF_SPORT] = "sport", [CF_DPORT] = "dport", [CF_LEN] = "len",
+		[CF_TTL] = "ttl", [CF_SRC] = "src", [CF_DST] = "dst", [CF_QNAME] = "qname",
+	};
+	return f < CF_MAX ? names[f] : "?";
+}
+
+uint64_t fp_rule_ident(const char *text)
+{
+	return fp_hash_bytes(text, strlen(text));
+}
+
+static uint32_t rule_fields(const struct fp_rule *r)
+{
+	return r->terms & (FP_T_L3 | FP_T_PROTO | FP_T_SRC | FP_T_DST | FP_T_SPORT | FP_T_DPORT |
+			   FP_T_FLAGS | FP_T_LEN | FP_T_TTL | FP_T_VLAN | FP_T_FRAG | FP_T_QNAME |
+			   FP_T_QTYPE);
+}
+
+struct tshape {
+	uint32_t fields;
+	uint32_t flags_mask;
+};
+
+/* Tuples in order of their first rule, so the stage can stop early. */
+static int build_tuples(const struct fp_ruleset *set, struct fp_flt_image *img,
+			uint8_t *rule_tuple, char *err, size_t errlen)
+{
+	struct fp_htab shapes;
+	uint32_t n = 0;
+
+	if (fp_htab__init(&shapes, sizeof(struct tshape), 64))
+		return -ENOMEM;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct fp_rule *r = &set->rules[i];
+		struct tshape s = { rule_fields(r), r->terms & FP_T_FLAGS ? r->flags_mask : 0 };
+		uint32_t *t = fp_htab__find(&shapes, &s);
+
+		if (!t) {
+			if (n == FP_MAX_TUPLES) {
+				snprintf(err, errlen,
+					 "rule '%s' (line %u) makes a %uth distinct combination of terms; "
+					 "the filter takes at most %u",
+					 r->id, r->line, n + 1, FP_MAX_TUPLES);
+				fp_htab__free(&shapes);
+				return -E2BIG;
+			}
+			if (fp_htab__add(&shapes, &s, n) < 0) {
+				fp_htab__free(&shapes);
+				return -ENOMEM;
+			}
+			img->cfg.tuples[n] = (struct fp_flt_tuple){
+				.fields = s.fields, .min_rule = i, .flags_mask = s.flags_mask };
+			rule_tuple[i] = n++;
+		} else {
+			rule_tuple[i] = *t;
+		}
+	}
+	/* first appearance order is already ascending min_rule */
+	img->cfg.n_tuples = n;
+	fp_htab__free(&shapes);
+	return 0;
+}
+
+/* Adds one key per combination of the rule's class lists. */
+static int add_rule_keys(const struct fp_rule *r, uint32_t idx, uint8_t tuple,
+			 const struct rule_cls *rc, struct fp_htab *keys,
+			 char *err, size_t errlen)
+{
+	struct fp_flt_key k = { .tuple = tuple };
+	uint32_t pos[CF_MAX] = { 0 }, len[CF_MAX];
+	uint64_t total = 1;
+
+	if (r->terms & FP_T_L3)
+		k.l3 = r->l3;
+	if (r->terms & FP_T_PROTO)
+		k.proto = r->proto;
+	if (r->terms & FP_T_FLAGS)
+		k.flags = r->flags_val & r->flags_mask;
+	if (r->terms & FP_T_QTYPE)
+		k.qtype = r->qtype;
+	for (int f = 0; f < CF_MAX; f++) {
+		len[f] = rc->f[f].n ? rc->f[f].n : 1;
+		total *= len[f];
+		if (total > FP_FLT_MAX_KEYS) {
+			snprintf(err, errlen,
+				 "rule '%s' (line %u) expands to more than %u table entries "
+				 "(its %s term covers %u classes); split it or narrow its ranges",
+				 r->id, r->line, FP_FLT_MAX_KEYS, cfield_name(f), rc->f[f].n);
+			return -E2BIG;
+		}
+	}
+	for (;;) {
+#define CLS(x) (rc->f[x].n ? rc->f[x].v[pos[x]] : 0)
+		k.vlan = CLS(CF_VLAN);
+		k.sport = CLS(CF_SPORT);
+		k.dport = CLS(CF_DPORT);
+		k.len = CLS(CF_LEN);
+		k.ttl = CLS(CF_TTL);
+		k.src = CLS(CF_SRC);
+		k.dst = CLS(CF_DST);
+		k.qname = CLS(CF_QNAME);
+#undef CLS
+		if (fp_htab__add(keys, &k, idx) < 0)
+			return -ENOMEM;
+		if (keys->n > FP_FLT_MAX_KEYS) {
+			snprintf(err, errlen, "the rule set needs more than %u table entries "
+				 "(at rule '%s', line %u)", FP_FLT_MAX_KEYS, r->id, r->line);
+			return -E2BIG;
+		}
+		/* odometer over the class lists */
+		int f = 0;
+		for (; f < CF_MAX; f++) {
+			if (++pos[f] < len[f])
+				break;
+			pos[f] = 0;
+		}
+		if (f == CF_MAX)
+			return 0;
+	}
+}
+
+static void fill_rule(const struct fp_rule *r, struct fp_flt_rule *out, struct fp_flt_text *text)
+{
+	memset(out, 0, sizeof(*out));
+	fp_rule__format(r, text->text, sizeof(text->text));
+	out->action = r->action == FP_ACT_DROP ? FP_FLT_DROP :
+		      r->action == FP_ACT_LIMIT ? FP_FLT_LIMIT : FP_FLT_PASS;
+	out->by = r->by;
+	out->sample_n = r->sample_n;
+	out->ident = fp_rule_ident(text->text);
+	if (r->action == FP_ACT_LIMIT && r->rate_count) {
+		uint32_t burst = r->burst ? r->burst : 1;
+
+		out->interval_ns = (uint64_t)r->rate_period_s * 1000000000ull / r->rate_count;
+		if (!out->interval_ns)
+			out->interval_ns = 1;
+		out->tau_ns = (uint64_t)(burst - 1) * out->interval_ns;
+	}
+}
+
+int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
+			char *err, size_t errlen)
+{
+	static const struct { enum cfield f; uint32_t base, domain; } ranges[] = {
+		{ CF_SPORT, FP_CLS_SPORT, 65536 }, { CF_DPORT, FP_CLS_DPORT, 65536 },
+		{ CF_LEN, FP_CLS_LEN, 65536 },     { CF_TTL, FP_CLS_TTL, 256 },
+		{ CF_VLAN, FP_CLS_VLAN, 4096 },
+	};
+	struct rule_cls *rc = NULL;
+	uint8_t *rule_tuple = NULL;
+	struct fp_htab keys = { 0 };
+	int ret = -ENOMEM;
+
+	memset(img, 0, sizeof(*img));
+	snprintf(err, errlen, "out of memory");
+	if (set->n > FP_MAX_RULES) {
+		snprintf(err, errlen, "%zu rules; the filter takes at most %u", set->n, FP_MAX_RULES);
+		return -E2BIG;
+	}
+	img->cfg.n_rules = set->n;
+	img->cfg.default_verdict = set->default_action == FP_ACT_DROP ? XDP_DROP : XDP_PASS;
+	img->cls = calloc(FP_CLS_ENTRIES, sizeof(*img->cls));
+	img->rules = calloc(set->n + 1, sizeof(*img->rules));
+	img->text = calloc(set->n + 1, sizeof(*img->text));
+	rc = calloc(set->n + 1, sizeof(*rc));
+	rule_tuple = calloc(set->n + 1, 1);
+	if (!img->cls || !img->rules || !img->text || !rc || !rule_tuple)
+		goto out;
+
+	for (size_t i = 0; i < set->n; i++) {
+		img->cfg.use |= rule_fields(&set->rules[i]);
+		fill_rule(&set->rules[i], &img->rules[i], &img->text[i]);
+	}
+	for (size_t j = 0; j < sizeof(ranges) / sizeof(ranges[0]); j++) {
+		ret = classes_ranges(set, ranges[j].f, img->cls + ranges[j].base,
+				     ranges[j].domain, rc, err, errlen);
+		if (ret)
+			goto out;
+	}
+	ret = classes_addrs(set, img, rc);
+	if (ret == -E2BIG)
+		snprintf(err, errlen, "more than %u distinct prefix lengths in one address family",
+			 FP_MAX_PLENS);
+	if (ret)
+		goto out;
+	ret = classes_qnames(set, img, rc);
+	if (ret)
+		goto out;
+	ret = build_tuples(set, img, rule_tuple, err, errlen);
+	if (ret)
+		goto out;
+
+	ret = -ENOMEM;
+	if (fp_htab__init(&keys, sizeof(struct fp_flt_key), set->n * 2 + 16))
+		goto out;
+	for (size_t i = 0; i < set->n; i++) {
+		ret = add_rule_keys(&set->rules[i], i, rule_tuple[i], &rc[i], &keys, err, errlen);
+		if (ret)
+			goto out;
+	}
+	ret = -ENOMEM;
+	img->keys = malloc((keys.n + 1) * sizeof(*img->keys));
+	img->key_rule = malloc((keys.n + 1) * sizeof(*img->key_rule));
+	if (!img->keys || !img->key_rule)
+		goto out;
+	{
+		size_t pos = 0;
+		const void *k;
+		uint32_t v;
+
+		while (fp_htab__next(&keys, &pos, &k, &v)) {
+			memcpy(&img->keys[img->n_keys], k, sizeof(*img->keys));
+			img->key_rule[img->n_keys++] = v;
+		}
+	}
+	ret = 0;
+	err[0] = 0;
+out:
+	if (rc)
+		for (size_t i = 0; i < set->n; i++)
+			for (int f = 0; f < CF_MAX; f++)
+				free(rc[i].f[f].v);
+	free(rc);
+	free(rule_tuple);
+	fp_htab__free(&keys);
+	if (ret)
+		fp_flt_image__free(img);
+	return ret;
+}
+
+void fp_flt_image__free(struct fp_flt_image *img)
+{
+	if (!img)
+		return;
+	free(img->cls);
+	free(img->rules);
+	free(img->text);
+	free(img->keys);
+	free(img->key_rule);
+	free(img->addr);
+	free(img->addr_cls);
+	free(img->qn_key);
+	free(img->qn_val);
+	memset(img, 0, sizeof(*img));
+}

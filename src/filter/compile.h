@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The filter compiler: a rule set -> one generation's map contents (an
+ * image), built entirely in memory so that `apply` can write it aside and
+ * flip, and so that tests can check it without a kernel.
+ */
+#ifndef FP_FILTER_COMPILE_H
+#define FP_FILTER_COMPILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fastpath/abi.h>
+#include "rules/rule.h"
+
+#define FP_FLT_MAX_KEYS (1u << 20) /* tuple keys in one generation */
+
+struct fp_flt_image {
+	struct fp_flt_gencfg cfg;
+	uint32_t *cls;                     /* FP_CLS_ENTRIES class ids */
+	struct fp_flt_rule *rules;         /* cfg.n_rules */
+	struct fp_flt_text *text;          /* cfg.n_rules canonical texts */
+	size_t n_keys;
+	struct fp_flt_key *keys;           /* tuple key -> key_rule[i] */
+	uint32_t *key_rule;
+	size_t n_addr;
+	struct fp_flt_addr_key *addr;      /* address prefix -> addr_cls[i] */
+	uint32_t *addr_cls;
+	size_t n_qname;
+	struct fp_flt_qname_key *qn_key;   /* DNS name node -> qn_val[i] */
+	struct fp_flt_qname_val *qn_val;
+};
+
+/*
+ * Builds the image of a rule set. 0, or a negative errno with a message in
+ * err (e.g. -E2BIG "rule 'x' expands to N table entries ...").
+ */
+int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
+			char *err, size_t errlen);
+void fp_flt_image__free(struct fp_flt_image *img);
+
+/* FNV-1a over the wire name, last byte first (what the XDP stage computes). */
+uint64_t fp_qname_hash(const uint8_t *wire, size_t len);
+
+/* ident of a rule: limiter state survives an apply when id and text agree. */
+uint64_t fp_rule_ident(const char *canonical_text);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Shared between the parts of the filter compiler (not a public API). */
+#ifndef FP_FILTER_COMPILE_INTERNAL_H
+#define FP_FILTER_COMPILE_INTERNAL_H
+
+#include "filter/compile.h"
+
+/* Fields whose rules cover lists of classes. */
+enum cfield { CF_VLAN, CF_SPORT, CF_DPORT, CF_LEN, CF_TTL, CF_SRC, CF_DST, CF_QNAME, CF_MAX };
+
+struct clist {
+	uint32_t n, cap;
+	uint32_t *v;
+};
+
+/* Per rule: the classes it covers, per field (empty when it has no such term). */
+struct rule_cls {
+	struct clist f[CF_MAX];
+};
+
+int clist_add(struct clist *l, uint32_t v);
+const char *cfield_name(enum cfield f);
+
+int classes_ranges(const struct fp_ruleset *set, enum cfield f, uint32_t *cls,
+		   uint32_t domain, struct rule_cls *rc, char *err, size_t errlen);
+int classes_addrs(const struct fp_ruleset *set, struct fp_flt_image *img, struct rule_cls *rc);
+int classes_qnames(const struct fp_ruleset *set, struct fp_flt_image *img, struct rule_cls *rc);
+
+#endif

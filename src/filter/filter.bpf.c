@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The filter stage: the first rule whose terms all hold decides drop, pass
+ * or rate limit; per-rule per-CPU counters; no loop over rules (see
+ * classify.h). Reads the parse the entry program left in fp_scratch.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "maps.h"
+#include "filter_maps.h"
+#include "classify.h"
+
+/* Set by `fastpath filter test` before load: record each decision. */
+const volatile __u32 record_last = 0;
+
+static __always_inline void count(void *map, __u32 idx, __u32 bytes)
+{
+	struct fp_counter *c = bpf_map_lookup_elem(map, &idx);
+
+	if (c) {
+		c->packets++;
+		c->bytes += bytes;
+	}
+}
+
+/* The packet's classes for every field the generation uses. */
+static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
+					    __u32 gen, struct fp_cls *c)
+{
+	__u32 use = g->use, have = pkt->have;
+	void *cls = bpf_map_lookup_elem(&fp_flt_cls, &gen);
+
+	__builtin_memset(c, 0, sizeof(*c));
+	if (!cls)
+		return;
+	if (have & FP_HAVE_L3) {
+		c->present |= FP_T_L3;
+		if (have & FP_HAVE_FRAG)
+			c->present |= FP_T_FRAG;
+		if (use & FP_T_LEN)
+			c->len = cls_at(cls, FP_CLS_LEN + pkt->len);
+		if (use & FP_T_TTL)
+			c->ttl = cls_at(cls, FP_CLS_TTL + pkt->ttl);
+		if (use & (FP_T_SRC | FP_T_DST)) {
+			void *addr = bpf_map_lookup_elem(&fp_flt_addr, &gen);
+			__u32 v6 = pkt->l3 == 6 ? 2 : 0;
+
+			if (addr && (use & FP_T_SRC))
+				c->src = addr_class(addr, g, FP_ADDR_SRC4 + v6, pkt->src);
+			if (addr && (use & FP_T_DST))
+				c->dst = addr_class(addr, g, FP_ADDR_DST4 + v6, pkt->dst);
+		}
+	}
+	if (have & FP_HAVE_PROTO)
+		c->present |= FP_T_PROTO;
+	if (have & FP_HAVE_TCP)
+		c->present |= FP_T_FLAGS;
+	if ((have & FP_HAVE_PORTS) && (use & (FP_T_SPORT | FP_T_DPORT))) {
+		c->sport = cls_at(cls, FP_CLS_SPORT + pkt->sport);
+		c->dport = cls_at(cls, FP_CLS_DPORT + pkt->dport);
+	}
+	if (pkt->n_vlan && (use & FP_T_VLAN)) {
+		c->vlan[0] = cls_at(cls, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff));
+		if (pkt->n_vlan > 1)
+			c->vlan[1] = cls_at(cls, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff));
+		if (c->vlan[1] == c->vlan[0])
+			c->vlan[1] = 0;
+		if (!c->vlan[0]) {
+			c->vlan[0] = c->vlan[1];
+			c->vlan[1] = 0;
+		}
+	}
+	if (have & FP_HAVE_DNS) {
+		c->present |= FP_T_QTYPE;
+		if (use & FP_T_QNAME) {
+			void *qn = bpf_map_lookup_elem(&fp_flt_qname, &gen);
+
+			if (qn)
+				c->qname = qname_class(qn, pkt);
+		}
+	}
+	c->present |= (c->src ? FP_T_SRC : 0) | (c->dst ? FP_T_DST : 0) |
+		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
+		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
+		      (c->vlan[0] ? FP_T_VLAN : 0) | (c->qname ? FP_T_QNAME : 0);
+}
+
+struct tuple_walk {
+	struct fp_pkt *pkt;
+	const struct fp_flt_gencfg *g;
+	const struct fp_cls *c;
+	void *keys;
+	__u32 best;
+};
+
+/* Probe tuple t: the first rule of that shape matching the packet's classes. */
+static long tuple_probe(__u32 t, void *arg)
+{
+	struct tuple_walk *w = arg;
+	const struct fp_cls *c = w->c;
+	struct fp_pkt *pkt = w->pkt;
+	const struct fp_flt_tuple *tu;
+	struct fp_flt_key k;
+	__u32 f, *hit;
+
+	if (t >= FP_MAX_TUPLES)
+		return 1;
+	tu = &w->g->tuples[t];
+	f = tu->fields;
+	if (tu->min_rule >= w->best)
+		return 1; /* tuples are sorted: nothing later can win */
+	if (f & ~c->present)
+		return 0; /* a field this shape needs is absent */
+	k.tuple = t;
+	k.l3 = f & FP_T_L3 ? pkt->l3 : 0;
+	k.proto = f & FP_T_PROTO ? pkt->proto : 0;
+	k.flags = f & FP_T_FLAGS ? pkt->tcp_flags & tu->flags_mask : 0;
+	k.vlan = f & FP_T_VLAN ? c->vlan[0] : 0;
+	k.sport = f & FP_T_SPORT ? c->sport : 0;
+	k.dport = f & FP_T_DPORT ? c->dport : 0;
+	k.len = f & FP_T_LEN ? c->len : 0;
+	k.ttl = f & FP_T_TTL ? c->ttl : 0;
+	k.qtype = f & FP_T_QTYPE ? pkt->qtype : 0;
+	k.src = f & FP_T_SRC ? c->src : 0;
+	k.dst = f & FP_T_DST ? c->dst : 0;
+	k.qname = f & FP_T_QNAME ? c->qname : 0;
+	hit = bpf_map_lookup_elem(w->keys, &k);
+	if (hit && *hit < w->best)
+		w->best = *hit;
+	if ((f & FP_T_VLAN) && c->vlan[1]) {
+		/* QinQ with both tags named by rules: try the other tag too */
+		k.vlan = c->vlan[1];
+		hit = bpf_map_lookup_elem(w->keys, &k);
+		if (hit && *hit < w->best)
+			w->best = *hit;
+	}
+	return 0;
+}
+
+/* The first rule that matches, or FP_FLT_NO_RULE: one probe per tuple. */
+static __always_inline __u32 first_match(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
+					 __u32 gen, const struct fp_cls *c)
+{
+	struct tuple_walk w = { .pkt = pkt, .g = g, .c = c, .best = FP_FLT_NO_RULE };
+
+	w.keys = bpf_map_lookup_elem(&fp_flt_keys, &gen);
+	if (w.keys)
+		bpf_loop(g->n_tuples, tuple_probe, &w, 0);
+	return w.best;
+}
+
+/* GCRA: conforming packets advance the theoretical arrival time. */
+static __always_inline int limit_conforms(const struct fp_flt_rule *r, struct fp_pkt *pkt)
+{
+	struct fp_flt_lim_key k = { .ident = r->ident, .by = r->by };
+	struct fp_flt_lim_val *v, init;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (r->by == FP_FLT_BY_SRC || r->by == FP_FLT_BY_FLOW)
+		__builtin_memcpy(k.src, pkt->src, 16);
+	if (r->by == FP_FLT_BY_DST || r->by == FP_FLT_BY_FLOW)
+		__builtin_memcpy(k.dst, pkt->dst, 16);
+	if (r->by == FP_FLT_BY_FLOW) {
+		k.proto = pkt->have & FP_HAVE_PROTO ? pkt->proto : 0;
+		if (pkt->have & FP_HAVE_PORTS) {
+			k.sport = pkt->sport;
+			k.dport = pkt->dport;
+		}
+	}
+	v = bpf_map_lookup_elem(&fp_flt_lim, &k);
+	if (!v) {
+		init.tat_ns = now + r->interval_ns;
+		if (!bpf_map_update_elem(&fp_flt_lim, &k, &init, BPF_NOEXIST))
+			return 1;
+		v = bpf_map_lookup_elem(&fp_flt_lim, &k);
+		if (!v)
+			return 1;
+	}
+	for (int tries = 0; tries < 4; tries++) {
+		__u64 tat = v->tat_ns, next;
+
+		if (tat > now + r->tau_ns)
+			return 0;
+		next = (tat > now ? tat : now) + r->interval_ns;
+		if (__sync_val_compare_and_swap(&v->tat_ns, tat, next) == tat)
+			return 1;
+	}
+	return 0; /* lost the race four times: the bucket is busy, treat as over */
+}
+
+SEC("xdp")
+int fp_filter(struct xdp_md *ctx)
+{
+	struct fp_pkt *pkt = fp_pkt_get();
+	__u32 zero = 0, gen, rule, verdict, stat, bytes;
+	struct fp_flt_state *st = bpf_map_lookup_elem(&fp_flt_state, &zero);
+	struct fp_flt_gencfg *g;
+	struct fp_flt_rule *r = 0;
+	struct fp_cls c;
+	void *inner;
+
+	if (!pkt || !st)
+		return XDP_PASS;
+	bytes = pkt->pkt_len;
+	gen = st->gen & 1;
+	inner = bpf_map_lookup_elem(&fp_flt_gcfg, &gen);
+	g = inner ? bpf_map_lookup_elem(inner, &zero) : 0;
+	if (!g) {
+		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
+		return fp_next_stage(ctx, FP_STAGE_FILTER);
+	}
+
+	classify_fields(pkt, g, gen, &c);
+	rule = first_match(pkt, g, gen, &c);
+	if (rule < FP_MAX_RULES) {
+		inner = bpf_map_lookup_elem(&fp_flt_rules, &gen);
+		r = inner ? bpf_map_lookup_elem(inner, &rule) : 0;
+	}
+	if (!r) {
+		rule = FP_FLT_NO_RULE;
+		verdict = g->default_verdict == XDP_DROP ? XDP_DROP : XDP_PASS;
+		stat = verdict == XDP_DROP ? FP_FLT_ST_DEFAULT_DROP : FP_FLT_ST_DEFAULT_PASS;
+	} else if (r->action == FP_FLT_LIMIT) {
+		verdict = limit_conforms(r, pkt) ? XDP_PASS : XDP_DROP;
+		stat = verdict == XDP_DROP ? FP_FLT_ST_LIMIT_DROP : FP_FLT_ST_LIMIT_PASS;
+	} else {
+		verdict = r->action == FP_FLT_DROP ? XDP_DROP : XDP_PASS;
+		stat = verdict == XDP_DROP ? FP_FLT_ST_RULE_DROP : FP_FLT_ST_RULE_PASS;
+	}
+
+	inner = bpf_map_lookup_elem(&fp_flt_cnt, &gen);
+	if (inner)
+		count(inner, rule < FP_MAX_RULES ? rule : FP_MAX_RULES, bytes);
+	count(&fp_flt_stats, stat, bytes);
+	if (record_last) {
+		struct fp_flt_last *l = bpf_map_lookup_elem(&fp_flt_last, &zero);
+
+		if (l) {
+			l->rule = rule;
+			l->verdict = verdict;
+			l->seq++;
+		}
+	}
+	if (verdict == XDP_DROP)
+		return XDP_DROP;
+	return fp_next_stage(ctx, FP_STAGE_FILTER);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Loading, pinning, opening and unloading the pipeline of one interface.
+ * Layout under ROOT/IFACE (mode 0700 dirs, 0600 pins): the programs fp_entry
+ * and fp_filter, and every map by its name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "filter/filter_internal.h"
+#include "entry.skel.h"
+#include "filter.skel.h"
+
+const char *const fp_outer_names[O_MAX] = {
+	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
+	"fp_flt_qname", "fp_flt_rules", "fp_flt_cnt", "fp_flt_text",
+};
+
+const char *fp_bpffs_root(const char *opt)
+{
+	const char *env = getenv("FASTPATH_BPFFS");
+
+	if (opt && *opt)
+		return opt;
+	return env && *env ? env : "/sys/fs/bpf/fastpath";
+}
+
+static int silent_print(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	if (l == LIBBPF_WARN && getenv("FASTPATH_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static void quiet_libbpf(void)
+{
+	libbpf_set_print(silent_print);
+}
+
+static struct fp_filter *filter_new(void)
+{
+	struct fp_filter *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->entry_fd = f->filter_fd = f->stages_fd = f->meta_fd = -1;
+	f->state_fd = f->stats_fd = f->lim_fd = f->last_fd = -1;
+	for (int i = 0; i < O_MAX; i++)
+		f->outer_fd[i] = -1;
+	return f;
+}
+
+void fp_filter__close(struct fp_filter *f)
+{
+	if (!f)
+		return;
+	if (f->filter_skel || f->entry_skel) {
+		filter_bpf__destroy(f->filter_skel);
+		entry_bpf__destroy(f->entry_skel);
+	} else {
+		int fds[] = { f->entry_fd, f->filter_fd, f->stages_fd, f->meta_fd, f->state_fd,
+			      f->stats_fd, f->lim_fd, f->last_fd };
+
+		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		for (int i = 0; i < O_MAX; i++)
+			if (f->outer_fd[i] >= 0)
+				close(f->outer_fd[i]);
+	}
+	free(f);
+}
+
+int fp_filter__entry_fd(const struct fp_filter *f)
+{
+	return f->entry_fd;
+}
+
+/* Loads both objects (shared maps reused), fills the stage slot. */
+static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t errlen)
+{
+	__u32 slot = FP_STAGE_FILTER;
+	int ret;
+
+	quiet_libbpf();
+	f->entry_skel = entry_bpf__open_and_load();
+	if (!f->entry_skel) {
+		ret = -errno;
+		snprintf(err, errlen, "loading the entry program failed: %s (run as root; "
+			 "FASTPATH_DEBUG=1 shows the verifier log)", strerror(-ret));
+		return ret;
+	}
+	f->filter_skel = filter_bpf__open();
+	if (!f->filter_skel) {
+		ret = -errno;
+		snprintf(err, errlen, "opening the filter object failed: %s", strerror(-ret));
+		return ret;
+	}
+	f->filter_skel->rodata->record_last = test_mode;
+	ret = bpf_map__reuse_fd(f->filter_skel->maps.fp_stages,
+				bpf_map__fd(f->entry_skel->maps.fp_stages));
+	if (!ret)
+		ret = bpf_map__reuse_fd(f->filter_skel->maps.fp_scratch,
+					bpf_map__fd(f->entry_skel->maps.fp_scratch));
+	if (!ret)
+		ret = filter_bpf__load(f->filter_skel);
+	if (ret) {
+		snprintf(err, errlen, "loading the filter stage failed: %s (FASTPATH_DEBUG=1 "
+			 "shows the verifier log)", strerror(-ret));
+		return ret;
+	}
+	f->entry_fd = bpf_program__fd(f->entry_skel->progs.fp_entry);
+	f->filter_fd = bpf_program__fd(f->filter_skel->progs.fp_filter);
+	f->stages_fd = bpf_map__fd(f->entry_skel->maps.fp_stages);
+	f->meta_fd = bpf_map__fd(f->entry_skel->maps.fp_meta);
+	f->state_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_state);
+	f->stats_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_stats);
+	f->lim_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_lim);
+	f->last_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_last);
+	for (int i = 0; i < O_MAX; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(f->filter_skel->obj,
+								 fp_outer_names[i]);
+		f->outer_fd[i] = m ? bpf_map__fd(m) : -1;
+	}
+	ret = bpf_map_update_elem(f->stages_fd, &slot, &f->filter_fd, 0);
+	if (ret) {
+		ret = -errno;
+		snprintf(err, errlen, "filling the filter stage slot failed: %s", strerror(-ret));
+	}
+	return ret;
+}
+
+int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen)
+{
+	struct fp_filter *f = filter_new();
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = load_objects(f, true, err, errlen);
+	if (ret) {
+		fp_filter__close(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+static int pin_dir(const char *root, const char *ifname, char *dir, size_t len)
+{
+	if (snprintf(dir, len, "%s/%s", root, ifname) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0700) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Every object we pin: name -> fd. */
+static int pin_list(struct fp_filter *f, const char **names, int *fds)
+{
+	int n = 0;
+
+	names[n] = "fp_entry", fds[n++] = f->entry_fd;
+	names[n] = "fp_filter", fds[n++] = f->filter_fd;
+	names[n] = "fp_stages", fds[n++] = f->stages_fd;
+	names[n] = "fp_scratch", fds[n++] = bpf_map__fd(f->entry_skel->maps.fp_scratch);
+	names[n] = "fp_meta", fds[n++] = f->meta_fd;
+	names[n] = "fp_flt_state", fds[n++] = f->state_fd;
+	names[n] = "fp_flt_stats", fds[n++] = f->stats_fd;
+	names[n] = "fp_flt_lim", fds[n++] = f->lim_fd;
+	names[n] = "fp_flt_last", fds[n++] = f->last_fd;
+	names[n] = "fp_flt_qh", fds[n++] = bpf_map__fd(f->filter_skel->maps.fp_flt_qh);
+	for (int i = 0; i < O_MAX; i++)
+		names[n] = fp_outer_names[i], fds[n++] = f->outer_fd[i];
+	return n;
+}
+
+static void unpin_all(const char *dir)
+{
+	static const char *const names[] = {
+		"fp_entry", "fp_filter", "fp_stages", "fp_scratch", "fp_meta", "fp_flt_state",
+		"fp_flt_stats", "fp_flt_lim", "fp_flt_last", "fp_flt_qh", "fp_flt_gcfg",
+		"fp_flt_cls", "fp_flt_keys", "fp_flt_addr", "fp_flt_qname", "fp_flt_rules",
+		"fp_flt_cnt", "fp_flt_text", "lock",
+	};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
+		    struct fp_filter **out, char *err, size_t errlen)
+{
+	const char *root = fp_bpffs_root(o ? o->bpffs : NULL), *names[32];
+	unsigned ifindex = if_nametoindex(ifname);
+	__u32 flags = (o && o->skb_mode) ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, zero = 0;
+	struct fp_meta meta = { .abi_version = FP_ABI_VERSION };
+	struct fp_filter *f = NULL;
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct timespec ts;
+	int ret, n, fds[32];
+
+	if (!ifindex) {
+		snprintf(err, errlen, "no interface '%s' (see `ip link`)", ifname);
+		return -ENODEV;
+	}
+	ret = pin_dir(root, ifname, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (access(dir, F_OK) == 0) {
+		snprintf(err, errlen, "fastpath is already loaded on %s (pins in %s); "
+			 "`fastpath filter unload %s` first", ifname, dir, ifname);
+		return -EEXIST;
+	}
+	f = filter_new();
+	if (!f)
+		return -ENOMEM;
+	ret = load_objects(f, false, err, errlen);
+	if (ret)
+		goto fail;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	meta.ifindex = ifindex;
+	meta.xdp_flags = flags;
+	meta.loaded_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	bpf_map_update_elem(f->meta_fd, &zero, &meta, 0);
+
+	ret = mkdirs(dir);
+	if (ret) {
+		snprintf(err, errlen, "cannot create %s: %s (is a bpffs mounted at %s? "
+			 "`mount -t bpf bpf /sys/fs/bpf`)", dir, strerror(-ret), root);
+		goto fail;
+	}
+	n = pin_list(f, names, fds);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (bpf_obj_pin(fds[i], path)) {
+			ret = -errno;
+			snprintf(err, errlen, "pinning %s failed: %s (is %s on a bpffs?)", path,
+				 strerror(-ret), root);
+			goto fail_unpin;
+		}
+		chmod(path, 0600);
+	}
+	ret = bpf_xdp_attach(ifindex, f->entry_fd, flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
+	if (ret) {
+		snprintf(err, errlen, ret == -EBUSY || ret == -EEXIST ?
+			 "%s already has an XDP program; remove it first (`ip link set dev %s xdp off`)" :
+			 "attaching to %s failed: %s (try --mode skb)",
+			 ifname, ret == -EBUSY || ret == -EEXIST ? ifname : strerror(-ret));
+		goto fail_unpin;
+	}
+	*out = f;
+	return 0;
+fail_unpin:
+	unpin_all(dir);
+fail:
+	fp_filter__close(f);
+	return ret;
+}
+
+static int get_pinned(const char *dir, const char *name, int *fd)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	*fd = bpf_obj_get(path);
+	return *fd < 0 ? -errno : 0;
+}
+
+int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **out,
+		    char *err, size_t errlen)
+{
+	const char *root = fp_bpffs_root(bpffs);
+	struct fp_filter *f;
+	struct fp_meta meta;
+	char dir[PATH_MAX];
+	__u32 zero = 0;
+	int ret;
+
+	quiet_libbpf();
+	ret = pin_dir(root, ifname, dir, sizeof(dir));
+	if (ret)
+		return ret;
+	if (access(dir, F_OK)) {
+		snprintf(err, errlen, "fastpath is not loaded on %s (no %s); "
+			 "`fastpath filter load %s` first", ifname, dir, ifname);
+		return -ENOENT;
+	}
+	f = filter_new();
+	if (!f)
+		return -ENOMEM;
+	ret = get_pinned(dir, "fp_entry", &f->entry_fd);
+	if (!ret) ret = get_pinned(dir, "fp_filter", &f->filter_fd);
+	if (!ret) ret = get_pinned(dir, "fp_stages", &f->stages_fd);
+	if (!ret) ret = get_pinned(dir, "fp_meta", &f->meta_fd);
+	if (!ret) ret = get_pinned(dir, "fp_flt_state", &f->state_fd);
+	if (!ret) ret = get_pinned(dir, "fp_flt_stats", &f->stats_fd);
+	if (!ret) ret = get_pinned(dir, "fp_flt_lim", &f->lim_fd);
+	if (!ret) ret = get_pinned(dir, "fp_flt_last", &f->last_fd);
+	for (int i = 0; i < O_MAX && !ret; i++)
+		ret = get_pinned(dir, fp_outer_names[i], &f->outer_fd[i]);
+	if (ret) {
+		snprintf(err, errlen, "the pins in %s are incomplete (%s); "
+			 "`fastpath filter unload %s` and load again", dir, strerror(-ret), ifname);
+		goto fail;
+	}
+	if (bpf_map_lookup_elem(f->meta_fd, &zero, &meta) || meta.abi_version != FP_ABI_VERSION) {
+		snprintf(err, errlen, "the pins in %s were made by another fastpath version "
+			 "(ABI %u, this is %u); unload and load again", dir, meta.abi_version,
+			 FP_ABI_VERSION);
+		ret = -EPROTO;
+		goto fail;
+	}
+	*out = f;
+	return 0;
+fail:
+	fp_filter__close(f);
+	return ret;
+}
+
+int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t errlen)
+{
+	const char *root = fp_bpffs_root(bpffs);
+	unsigned ifindex = if_nametoindex(ifname);
+	struct fp_filter *f = NULL;
+	struct fp_meta meta = { 0 };
+	char dir[PATH_MAX];
+	__u32 zero = 0;
+	int ret;
+
+	ret = fp_filter__open(ifname, bpffs, &f, err, errlen);
+	if (ret == -ENOENT)
+		return ret;
+	pin_dir(root, ifname, dir, sizeof(dir));
+	if (f) {
+		bpf_map_lookup_elem(f->meta_fd, &zero, &meta);
+		if (ifindex) {
+			LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = f->entry_fd);
+			ret = bpf_xdp_detach(ifindex, meta.xdp_flags, &opts);
+			if (ret && ret != -EEXIST && ret != -ENOENT) {
+				snprintf(err, errlen, "detaching from %s failed: %s", ifname,
+					 strerror(-ret));
+				fp_filter__close(f);
+				return ret;
+			}
+		}
+		fp_filter__close(f);
+	}
+	unpin_all(dir);
+	return 0;
+}
