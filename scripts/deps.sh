@@ -7,7 +7,7 @@ pkgs=(
   clang llvm make pkg-config gcc libc6-dev linux-libc-dev
   libbpf-dev libxdp-dev xdp-tools bpftool
   libpcap-dev libcmocka-dev libjansson-dev libmicrohttpd-dev libclang-rt-14-dev
-  iproute2 ethtool iptables nftables tcpdump tshark python3-scapy curl
+  iproute2 iputils-ping ethtool iptables nftables tcpdump tshark python3-scapy curl
   prometheus
 )
 

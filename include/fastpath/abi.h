@@ -103,7 +103,7 @@ FP_ABI_ASSERT(sizeof(struct fp_meta) == 24);
 /* ---- filter stage ------------------------------------------------------ */
 
 #define FP_MAX_RULES   16384 /* rules in one set */
-#define FP_MAX_TUPLES  64    /* distinct term shapes in one set */
+#define FP_MAX_TUPLES  256   /* distinct term shapes in one set (fp_flt_key.tuple is a u8) */
 #define FP_MAX_PLENS   33    /* distinct prefix lengths per address table */
 #define FP_RULE_TEXT   512   /* canonical rule text, NUL included */
 

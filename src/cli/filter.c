@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `fastpath filter`: load/unload the pipeline on an interface, change its
+ * rule set (apply, add, del), read it (list, stats), try it on a capture
+ * (test). Every change goes through one atomic apply of a whole set.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/filter_cli.h"
+#include "cli/rulefile.h"
+#include "filter/filter.h"
+
+int filter_open(const struct cli *cli, const char *ifname, struct fp_filter **f)
+{
+	char err[512];
+	int ret = fp_filter__open(ifname, cli->bpffs, f, err, sizeof(err));
+
+	if (ret)
+		return cli_fail(cli, "%s", err);
+	return CLI_OK;
+}
+
+/* Serializes rule-set edits on one interface (add/add would lose one). */
+static int lock_iface(const struct cli *cli, const char *ifname)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/%s", fp_bpffs_root(cli->bpffs), ifname);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static double elapsed_ms(const struct timespec *a)
+{
+	struct timespec b;
+
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a->tv_sec) * 1e3 + (b.tv_nsec - a->tv_nsec) / 1e6;
+}
+
+static int report_applied(const struct cli *cli, struct fp_filter *f, const char *ifname,
+			  size_t n, const struct timespec *t0)
+{
+	struct fp_filter_view v;
+	double ms = elapsed_ms(t0);
+
+	if (fp_filter__view(f, &v))
+		memset(&v, 0, sizeof(v));
+	out_obj_begin();
+	out_str("iface", ifname);
+	out_u64("rules", n);
+	out_u64("generation", v.state.serial);
+	out_double("apply_ms", ms);
+	out_obj_end();
+	fp_filter_view__free(&v);
+	return CLI_OK;
+}
+
+static int do_load(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
+	};
+	struct fp_filter_load_opts lo = { .bpffs = cli->bpffs };
+	struct fp_ruleset set = { 0 };
+	struct fp_filter *f = NULL;
+	struct timespec t0;
+	char err[512];
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
+		if (c != 'm')
+			return cli_usage(cli, "unknown option");
+		if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
+			lo.skb_mode = true;
+		else if (strcmp(optarg, "native") && strcmp(optarg, "drv"))
+			return cli_usage(cli, "--mode takes native or skb, not '%s'", optarg);
+	}
+	if (argc - optind < 1 || argc - optind > 2)
+		return cli_usage(cli, "expected IFACE [FILE]");
+	/* parse first: a bad file loads nothing */
+	if (argc - optind == 2) {
+		ret = cli_read_ruleset(cli, argv[optind + 1], &set);
+		if (ret)
+			return ret;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = fp_filter__load(argv[optind], &lo, &f, err, sizeof(err));
+	if (ret) {
+		fp_ruleset__free(&set);
+		return cli_fail(cli, "%s", err);
+	}
+	if (argc - optind == 2) {
+		ret = fp_filter__apply(f, &set, err, sizeof(err));
+		if (ret) {
+			char e2[512];
+
+			fp_filter__close(f);
+			fp_filter__unload(argv[optind], cli->bpffs, e2, sizeof(e2));
+			fp_ruleset__free(&set);
+			return cli_fail(cli, "%s; nothing was loaded", err);
+		}
+	}
+	ret = report_applied(cli, f, argv[optind], set.n, &t0);
+	fp_filter__close(f);
+	fp_ruleset__free(&set);
+	return ret;
+}
+
+static int do_unload(struct cli *cli, int argc, char **argv)
+{
+	char err[512];
+	int ret = cli_nargs(cli, argc, argv, 1, 1);
+
+	if (ret)
+		return ret;
+	ret = fp_filter__unload(argv[1], cli->bpffs, err, sizeof(err));
+	if (ret)
+		return cli_fail(cli, "%s", err);
+	return CLI_OK;
+}
+
+/* Applies set to the loaded interface, with the edit lock held. */
+static int apply_set(const struct cli *cli, const char *ifname, struct fp_filter *f,
+		     const struct fp_ruleset *set, const struct timespec *t0)
+{
+	char err[512];
+	int ret = fp_filter__apply(f, set, err, sizeof(err));
+
+	if (ret)
+		return cli_fail(cli, "%s; the running rule set is unchanged", err);
+	return report_applied(cli, f, ifname, set->n, t0);
+}
+
+static int do_apply(struct cli *cli, int argc, char **argv)
+{
+	struct fp_ruleset set;
+	struct fp_filter *f;
+	struct timespec t0;
+	int ret = cli_nargs(cli, argc, argv, 2, 2), lock;
+
+	if (ret)
+		return ret;
+	ret = cli_read_ruleset(cli, argv[2], &set);
+	if (ret)
+		return ret;
+	ret = filter_open(cli, argv[1], &f);
+	if (ret) {
+		fp_ruleset__free(&set);
+		return ret;
+	}
+	lock = lock_iface(cli, argv[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = apply_set(cli, argv[1], f, &set, &t0);
+	if (lock >= 0)
+		close(lock);
+	fp_filter__close(f);
+	fp_ruleset__free(&set);
+	return ret;
+}
+
+static bool id_taken(const struct fp_ruleset *set, const char *id)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->rules[i].id, id))
+			return true;
+	return false;
+}
+
+/* `add IFACE [--at N] RULE...`: the words of RULE may come as one or many. */
+static int do_add(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "at", required_argument, NULL, 'a' }, { NULL, 0, NULL, 0 },
+	};
+	struct fp_ruleset set;
+	struct fp_rule rule, *nr;
+	struct fp_diags d = { 0 };
+	struct fp_filter *f;
+	struct timespec t0;
+	char text[4096] = "";
+	long at = 0;
+	int c, ret, lock;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+a:", opts, NULL)) != -1) {
+		char *end;
+
+		if (c != 'a')
+			return cli_usage(cli, "unknown option");
+		at = strtol(optarg, &end, 10);
+		if (*end || at < 1)
+			return cli_usage(cli, "--at takes a rule position from 1, not '%s'", optarg);
+	}
+	if (argc - optind < 2)
+		return cli_usage(cli, "expected IFACE RULE");
+	for (int i = optind + 1; i < argc; i++) {
+		if (strlen(text) + strlen(argv[i]) + 2 >= sizeof(text))
+			return cli_usage(cli, "the rule is too long");
+		if (i > optind + 1)
+			strcat(text, " ");
+		strcat(text, argv[i]);
+	}
+	ret = filter_open(cli, argv[optind], &f);
+	if (ret)
+		return ret;
+	lock = lock_iface(cli, argv[optind]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	{
+		char err[512];
+
+		ret = fp_filter__ruleset(f, &set, err, sizeof(err));
+		if (ret) {
+			ret = cli_fail(cli, "%s", err);
+			goto out;
+		}
+	}
+	if (at == 0 || (size_t)at > set.n + 1)
+		at = set.n + 1;
+	ret = fp_rule__parse(text, at, &rule, &d);
+	if (ret) {
+		fprintf(stderr, "rule:1:%u: %s\n", d.n ? d.v[0].col : 1, d.n ? d.v[0].msg : "?");
+		ret = out_is_json() ? (out_err("rule: %s", d.n ? d.v[0].msg : "?"), CLI_USAGE)
+				    : CLI_USAGE;
+		goto out_set;
+	}
+	if (id_taken(&set, rule.id)) {
+		if (strstr(text, " id ") || !strncmp(text, "id ", 3)) {
+			ret = cli_usage(cli, "a rule with id '%s' is already loaded on %s",
+					rule.id, argv[optind]);
+			goto out_set;
+		}
+		/* the default id (a position) is taken: take the next free number */
+		for (unsigned n = set.n + 1;; n++) {
+			snprintf(rule.id, sizeof(rule.id), "%u", n);
+			if (!id_taken(&set, rule.id))
+				break;
+		}
+	}
+	nr = realloc(set.rules, (set.n + 1) * sizeof(*nr));
+	if (!nr) {
+		ret = cli_fail(cli, "out of memory");
+		goto out_set;
+	}
+	set.rules = nr;
+	memmove(&set.rules[at], &set.rules[at - 1], (set.n - (at - 1)) * sizeof(*nr));
+	set.rules[at - 1] = rule;
+	set.n++;
+	ret = apply_set(cli, argv[optind], f, &set, &t0);
+out_set:
+	fp_diags__free(&d);
+	fp_ruleset__free(&set);
+out:
+	if (lock >= 0)
+		close(lock);
+	fp_filter__close(f);
+	return ret;
+}
+
+static int do_del(struct cli *cli, int argc, char **argv)
+{
+	struct fp_ruleset set;
+	struct fp_filter *f;
+	struct timespec t0;
+	char err[512];
+	size_t i;
+	int ret = cli_nargs(cli, argc, argv, 2, 2), lock;
+
+	if (ret)
+		return ret;
+	ret = filter_open(cli, argv[1], &f);
+	if (ret)
+		return ret;
+	lock = lock_iface(cli, argv[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = fp_filter__ruleset(f, &set, err, sizeof(err));
+	if (ret) {
+		ret = cli_fail(cli, "%s", err);
+		goto out;
+	}
+	for (i = 0; i < set.n && strcmp(set.rules[i].id, argv[2]); i++)
+		;
+	if (i == set.n) {
+		ret = cli_fail(cli, "no rule with id '%s' on %s; `fastpath filter list %s` shows them",
+			       argv[2], argv[1], argv[1]);
+	} else {
+		memmove(&set.rules[i], &set.rules[i + 1], (set.n - i - 1) * sizeof(set.rules[0]));
+		set.n--;
+		ret = apply_set(cli, argv[1], f, &set, &t0);
+	}
+	fp_ruleset__free(&set);
+out:
+	if (lock >= 0)
+		close(lock);
+	fp_filter__close(f);
+	return ret;
+}
+
+static const struct cli_verb filter_verbs[] = {
+	{ "load", "IFACE [--mode { native | skb }] [FILE]",
+	  "attach the pipeline to IFACE, with the rules of FILE", do_load },
+	{ "unload", "IFACE", "detach from IFACE and remove its pins", do_unload },
+	{ "apply", "IFACE FILE", "replace the whole rule set atomically", do_apply },
+	{ "add", "IFACE [--at N] RULE", "add one rule (at the end, or at position N)", do_add },
+	{ "del", "IFACE ID", "delete the rule with id ID", do_del },
+	{ "list", "IFACE", "the live rules with their counters", filter_do_list },
+	{ "stats", "IFACE [--watch [SECONDS]] [--interval MS]",
+	  "per-rule packets, bytes and rates", filter_do_stats },
+	{ "test", "RULES CAPTURE", "verdict and rule of every packet of a pcap/pcapng file",
+	  filter_do_test },
+	{ NULL },
+};
+
+int cmd_filter(struct cli *cli, int argc, char **argv)
+{
+	return cli_dispatch(cli, filter_verbs, argc, argv);
+}

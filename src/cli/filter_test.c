@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `fastpath filter test RULES CAPTURE`: the real XDP program
+ * (BPF_PROG_TEST_RUN) over every packet of a pcap or pcapng file, so an
+ * operator can try a rule set on a capture before deploying it.
+ */
+#include <errno.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* pcap.h defines struct bpf_insn too: take the XDP actions from if_xdp-free ground */
+enum { XDP_DROP = 1, XDP_PASS = 2 };
+
+#include "cli/filter_cli.h"
+#include "cli/rulefile.h"
+
+int filter_do_test(struct cli *cli, int argc, char **argv)
+{
+	char perr[PCAP_ERRBUF_SIZE], err[512];
+	struct fp_ruleset set;
+	struct fp_filter *f = NULL;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t n = 0, drops = 0;
+	pcap_t *p;
+	int ret = cli_nargs(cli, argc, argv, 2, 2), rc;
+
+	if (ret)
+		return ret;
+	ret = cli_read_ruleset(cli, argv[1], &set);
+	if (ret)
+		return ret;
+	p = pcap_open_offline(argv[2], perr);
+	if (!p) {
+		ret = cli_fail(cli, "cannot read capture %s: %s", argv[2], perr);
+		goto out;
+	}
+	if (pcap_datalink(p) != DLT_EN10MB) {
+		ret = cli_fail(cli, "%s has link type %s; filter test takes Ethernet (EN10MB) captures",
+			       argv[2], pcap_datalink_val_to_name(pcap_datalink(p)) ?: "unknown");
+		goto out;
+	}
+	ret = fp_filter__open_test(&f, err, sizeof(err));
+	if (!ret)
+		ret = fp_filter__apply(f, &set, err, sizeof(err));
+	if (ret) {
+		ret = cli_fail(cli, "%s", err);
+		goto out;
+	}
+	if (!out_is_json())
+		printf("%8s  %-7s %s\n", "PACKET", "VERDICT", "RULE");
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		uint32_t verdict = XDP_PASS, rule = FP_FLT_NO_RULE;
+		const char *id;
+
+		n++;
+		if (h->caplen < 14) {
+			out_warn("%s: packet %llu has %u bytes, too short for Ethernet: reported as pass",
+				 argv[2], (unsigned long long)n, h->caplen);
+		} else if ((ret = fp_filter__run(f, data, h->caplen, &verdict, &rule))) {
+			ret = cli_fail(cli, "running packet %llu failed: %s", (unsigned long long)n,
+				       strerror(-ret));
+			goto out;
+		}
+		id = rule < set.n ? set.rules[rule].id : NULL;
+		drops += verdict == XDP_DROP;
+		if (out_is_json()) {
+			out_line_begin();
+			out_u64("packet", n);
+			out_str("verdict", verdict == XDP_DROP ? "drop" : "pass");
+			if (id)
+				out_str("rule", id);
+			else
+				out_null("rule");
+			out_line_end();
+		} else {
+			printf("%8llu  %-7s %s\n", (unsigned long long)n,
+			       verdict == XDP_DROP ? "drop" : "pass", id ? id : "-");
+		}
+	}
+	if (rc == -1) {
+		ret = cli_fail(cli, "%s is corrupt after packet %llu: %s", argv[2],
+			       (unsigned long long)n, pcap_geterr(p));
+		goto out;
+	}
+	if (!out_is_json())
+		fprintf(stderr, "%llu packets: %llu drop, %llu pass\n", (unsigned long long)n,
+			(unsigned long long)drops, (unsigned long long)(n - drops));
+	ret = CLI_OK;
+out:
+	if (p)
+		pcap_close(p);
+	fp_filter__close(f);
+	fp_ruleset__free(&set);
+	return ret;
+}
