@@ -83,7 +83,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	char err[512];
 	int c, ret;
 
-	optind = 1;
+	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
 	while ((c = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
 		if (c != 'm')
 			return cli_usage(cli, "unknown option");
@@ -198,8 +198,8 @@ static int do_add(struct cli *cli, int argc, char **argv)
 	long at = 0;
 	int c, ret, lock;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+a:", opts, NULL)) != -1) {
+	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
+	while ((c = getopt_long(argc, argv, "a:", opts, NULL)) != -1) {
 		char *end;
 
 		if (c != 'a')

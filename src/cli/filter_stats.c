@@ -160,7 +160,7 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	struct fp_filter *f;
 	int c, ret;
 
-	optind = 1;
+	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
 	while ((c = getopt_long(argc, argv, "w::i:", opts, NULL)) != -1) {
 		char *end;
 

@@ -136,5 +136,13 @@ void fp_diags__free(struct fp_diags *diags);
 
 /* Names for printing. */
 const char *fp_action__name(enum fp_action a);
+/* "all", "src", "dst", "flow". */
+const char *fp_limit_by__name(enum fp_limit_by by);
+/* "A", "AAAA", ... for the DNS types the grammar names, else NULL. */
+const char *fp_qtype__name(uint16_t qtype);
+
+/* True when the rules are equal in every field except `line` (the parser
+ * zeroes what a rule does not use, so unused fields must match too). */
+bool fp_rule__equal(const struct fp_rule *a, const struct fp_rule *b);
 
 #endif /* FP_RULES_RULE_H */

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * fastpath rules { check | show } FILE: the rule model on a file, without
+ * touching any interface. FILE "-" reads standard input.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rules/rule.h"
+
+#define RULES_FILE_MAX (64u << 20) /* refuse rule files over 64 MiB */
+
+/* Reads all of path ("-" = stdin) into a NUL-terminated buffer. */
+static int read_all(const char *path, char **textp, size_t *lenp)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	size_t cap = 0, len = 0, n;
+	char *buf = NULL, *nb;
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > RULES_FILE_MAX + 1) {
+				err = -EFBIG;
+				break;
+			}
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		errno = 0;
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				err = errno ? -errno : -EIO;
+			break;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[len] = 0;
+	*textp = buf;
+	*lenp = len;
+	return 0;
+}
+
+/*
+ * Reads and parses FILE. Returns CLI_OK with *set filled, CLI_FAIL when the
+ * file cannot be read, or CLI_USAGE when it has errors (diags filled).
+ */
+static int load_file(struct cli *cli, const char *path, struct fp_ruleset *set,
+		     struct fp_diags *diags)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int err;
+
+	err = read_all(path, &text, &len);
+	if (err)
+		return cli_fail(cli, "rules %s: cannot read '%s': %s; check the path and permissions",
+				cli->cmd->name, path, strerror(-err));
+	err = fp_ruleset__parse(text, len, set, diags);
+	free(text);
+	if (err == -EINVAL || diags->n > 0)
+		return CLI_USAGE;
+	if (err)
+		return cli_fail(cli, "rules %s: cannot parse '%s': %s", cli->cmd->name, path,
+				strerror(-err));
+	return CLI_OK;
+}
+
+static const char *display_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+static size_t stored(const struct fp_diags *d)
+{
+	return d->v ? (d->n < d->cap ? d->n : d->cap) : 0;
+}
+
+/* Every error as FILE:LINE:COL: message (stderr), or an "errors" list (JSON). */
+static void report_errors(const char *name, const struct fp_diags *d)
+{
+	size_t i, k = stored(d);
+
+	if (out_is_json()) {
+		out_list_begin("errors");
+		for (i = 0; i < k; i++) {
+			out_row_begin();
+			out_u64("line", d->v[i].line);
+			out_u64("col", d->v[i].col);
+			out_str("message", d->v[i].msg);
+			out_row_end();
+		}
+		out_list_end();
+		return;
+	}
+	for (i = 0; i < k; i++)
+		fprintf(stderr, "%s:%u:%u: %s\n", name, d->v[i].line, d->v[i].col, d->v[i].msg);
+	if (d->n > k)
+		fprintf(stderr, "%s: %zu more error%s not shown\n", name, d->n - k,
+			d->n - k > 1 ? "s" : "");
+	fprintf(stderr, "fastpath: %s: %zu error%s; nothing was loaded, fix the lines above\n",
+		name, d->n, d->n > 1 ? "s" : "");
+}
+
+static int do_check(struct cli *cli, int argc, char **argv)
+{
+	struct fp_ruleset set = { 0 };
+	struct fp_diags diags = { 0 };
+	const char *name;
+	int rc;
+
+	rc = cli_nargs(cli, argc, argv, 1, 1);
+	if (rc)
+		return rc;
+	name = display_name(argv[1]);
+	rc = load_file(cli, argv[1], &set, &diags);
+	if (rc == CLI_FAIL)
+		goto out;
+	if (out_is_json()) {
+		out_obj_begin();
+		out_str("file", name);
+		out_u64("rules", rc == CLI_OK ? set.n : 0);
+		out_str("default", rc == CLI_OK ? fp_action__name(set.default_action) : NULL);
+		if (rc != CLI_OK)
+			out_strf("error", "%s: %zu error%s", name, diags.n, diags.n > 1 ? "s" : "");
+		report_errors(name, &diags);
+		out_obj_end();
+	} else if (rc == CLI_OK) {
+		printf("%s: %zu rule%s, default %s\n", name, set.n, set.n == 1 ? "" : "s",
+		       fp_action__name(set.default_action));
+	} else {
+		report_errors(name, &diags);
+	}
+out:
+	fp_ruleset__free(&set);
+	fp_diags__free(&diags);
+	return rc;
+}
+
+static int do_show(struct cli *cli, int argc, char **argv)
+{
+	struct fp_ruleset set = { 0 };
+	struct fp_diags diags = { 0 };
+	char text[1024];
+	const char *name;
+	size_t i;
+	int rc;
+
+	rc = cli_nargs(cli, argc, argv, 1, 1);
+	if (rc)
+		return rc;
+	name = display_name(argv[1]);
+	rc = load_file(cli, argv[1], &set, &diags);
+	if (rc == CLI_USAGE) {
+		if (out_is_json()) {
+			out_obj_begin();
+			out_str("file", name);
+			out_strf("error", "%s: %zu error%s", name, diags.n, diags.n > 1 ? "s" : "");
+			report_errors(name, &diags);
+			out_obj_end();
+		} else {
+			report_errors(name, &diags);
+		}
+	}
+	if (rc)
+		goto out;
+
+	out_obj_begin();
+	out_str("file", name);
+	out_str("default", fp_action__name(set.default_action));
+	out_u64("count", set.n);
+	out_list_begin("rules");
+	for (i = 0; i < set.n; i++) {
+		const struct fp_rule *r = &set.rules[i];
+
+		fp_rule__format(r, text, sizeof(text));
+		out_row_begin();
+		out_u64("index", i + 1);
+		out_str("id", r->id);
+		out_str("action", fp_action__name(r->action));
+		out_u64("line", r->line);
+		out_str("text", text);
+		out_row_end();
+	}
+	out_list_end();
+	out_obj_end();
+out:
+	fp_ruleset__free(&set);
+	fp_diags__free(&diags);
+	return rc;
+}
+
+static const struct cli_verb rules_verbs[] = {
+	{ "check", "FILE", "parse FILE (- = stdin), report every error as FILE:LINE:COL: message",
+	  do_check },
+	{ "show",  "FILE", "list the rules of FILE in canonical form (index, id, action, text)",
+	  do_show },
+	{ NULL },
+};
+
+int cmd_rules(struct cli *cli, int argc, char **argv)
+{
+	return cli_dispatch(cli, rules_verbs, argc, argv);
+}
