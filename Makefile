@@ -91,6 +91,8 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $$(sed -n '1s#^// fuzz-sources:##p' $<) $(LDLIBS)
 
+.SECONDARY: $(TCOMMON_OBJS)
+
 tests-build: $(BUILD)/fastpath $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
 
 test: tests-build

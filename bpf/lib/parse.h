@@ -105,7 +105,7 @@ static __always_inline __u32 parse_ipv6(void *data, void *data_end, struct fp_pk
 	pkt->have |= FP_HAVE_L3;
 	pkt->l3 = 6;
 	pkt->l3_off = off;
-	pkt->len = rd16(ip + 4) + 40;
+	pkt->len = (__u32)rd16(ip + 4) + 40;
 	pkt->ttl = ip[7];
 	__builtin_memcpy(pkt->src, ip + 8, 16);
 	__builtin_memcpy(pkt->dst, ip + 24, 16);

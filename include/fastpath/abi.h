@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 1
+#define FP_ABI_VERSION 2
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -68,10 +68,10 @@ enum fp_have {
  */
 struct fp_pkt {
 	__u32 pkt_len;         /* frame length */
+	__u32 len;             /* IPv4 total length / IPv6 payload length + 40 (may pass 65535) */
 	__u16 l3_off;          /* start of the IP header */
 	__u16 l4_off;          /* start of the L4 header (FP_HAVE_PORTS) */
 	__u16 ip_end;          /* end of the IP datagram within the frame */
-	__u16 len;             /* IPv4 total length / IPv6 payload length + 40 */
 	__u16 have;            /* FP_HAVE_* */
 	__u8  l3;              /* 0, 4 or 6 */
 	__u8  proto;           /* upper-layer protocol (FP_HAVE_PROTO) */
@@ -88,7 +88,7 @@ struct fp_pkt {
 	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
 	__u8  qname[256];      /* first question's name, wire format, A-Z lowered */
 };
-FP_ABI_ASSERT(sizeof(struct fp_pkt) == 448);
+FP_ABI_ASSERT(sizeof(struct fp_pkt) == 452);
 
 /* fp_meta: what is loaded on an interface (pinned with the pipeline). */
 struct fp_meta {

@@ -38,7 +38,7 @@ static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_
 		c->present |= FP_T_L3;
 		if (have & FP_HAVE_FRAG)
 			c->present |= FP_T_FRAG;
-		if (use & FP_T_LEN)
+		if ((use & FP_T_LEN) && pkt->len <= 0xffff) /* no rule's range passes 65535 */
 			c->len = cls_at(cls, FP_CLS_LEN + pkt->len);
 		if (use & FP_T_TTL)
 			c->ttl = cls_at(cls, FP_CLS_TTL + pkt->ttl);

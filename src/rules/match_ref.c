@@ -106,7 +106,7 @@ static size_t parse_ipv6(const uint8_t *f, size_t len, size_t l3, size_t *ip_end
 	out->l3 = 6;
 	/* payload length + 40 may exceed 65535; the u16 field wraps, as
 	 * struct fp_pkt's does (see the report on this doubtful point). */
-	out->len = (uint16_t)(plen + IPV6_HLEN);
+	out->len = (uint32_t)plen + IPV6_HLEN;
 	out->ttl = ip[7];
 	memcpy(out->src, ip + 8, 16);
 	memcpy(out->dst, ip + 24, 16);

@@ -75,7 +75,7 @@ struct fp_ref_pkt {
 	bool proto_known;
 	uint8_t proto;
 	bool frag;
-	uint16_t len;              /* len term value */
+	uint32_t len;              /* len term value (IPv6: payload length + 40, up to 65575) */
 	uint8_t ttl;
 	uint8_t src[16], dst[16];  /* v4 in [0..3] */
 	bool has_ports;

@@ -40,6 +40,7 @@ static const char RULES[] =
 	"drop frag udp id frag-udp\n"
 	"drop frag id frag\n"
 	"drop ttl 1 id ttl1\n"
+	"drop len 0-100 ip6 udp id len6\n"
 	"drop len 1400-1500 ip id len4\n"
 	"drop proto 47 id gre\n"
 	"drop icmp6 id icmp6\n"
@@ -119,6 +120,9 @@ static void opts_ok(struct pkt *b) { static const uint8_t o[8] = { 1, 1, 1, 1, 1
 static void bad_version(struct pkt *b) { pkt_eth(b, 0); V4(.version = 5, .ttl = 1); pkt_udp(b, 1, 9005); }
 static void padding_not_ports(struct pkt *b) { pkt_eth(b, 0); V4(.proto = 17, .ttl = 9); pkt_finish(b); pkt_pad(b, 8, 0); pkt_set16(b, b->l3 + 20 + 2, 9005); }
 static void ttl1_v6(struct pkt *b) { pkt_eth(b, 0); V6(.hop_limit = 1); pkt_udp(b, 1, 2); }
+static void len6_small(struct pkt *b) { pkt_eth(b, 0); V6(); pkt_udp(b, 1, 2); }
+/* payload length 65500: len is 65540, past every range (no 16-bit wrap to 4) */
+static void len6_wrap(struct pkt *b) { pkt_eth(b, 0); V6(.plen = 65500); pkt_udp(b, 1, 2); }
 static void len4(struct pkt *b) { uint8_t pay[1400] = { 0 }; pkt_eth(b, 0); V4(); pkt_udp(b, 1, 2); pkt_bytes(b, pay, sizeof(pay)); }
 static void gre(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_next(b, 47); pkt_bytes(b, "\0\0\x08\0", 4); }
 static void icmp4(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_icmp(b, 8, 0); }
@@ -171,6 +175,8 @@ static const struct row rows[] = {
 	{ "padding after total length is not a header", padding_not_ports, NULL },
 	{ "ttl on v6 hop limit", ttl1_v6, "ttl1" },
 	{ "len range v4", len4, "len4" },
+	{ "len range v6", len6_small, "len6" },
+	{ "v6 len past 65535 does not wrap", len6_wrap, "ip6" },
 	{ "proto number", gre, "gre" },
 	{ "icmp", icmp4, "icmp" },
 	{ "arp: nothing holds", arp, NULL },
