@@ -25,6 +25,28 @@ struct {
 	__type(value, struct fp_pkt);
 } fp_scratch SEC(".maps");
 
+/* Sampled packets for `fastpath dump` (struct fp_sample + bytes). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FP_RING_BYTES);
+} fp_ring SEC(".maps");
+
+/* Samples tried and lost to a full ring, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_smp_stats);
+} fp_smp_stats SEC(".maps");
+
+/* What a running `fastpath dump` asks for. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_dump_cfg);
+} fp_dump_cfg SEC(".maps");
+
 static __always_inline struct fp_pkt *fp_pkt_get(void)
 {
 	__u32 zero = 0;

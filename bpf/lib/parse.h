@@ -275,6 +275,7 @@ static __always_inline void fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
 	__u16 type;
 
 	pkt->have = 0;
+	pkt->dump_mark = 0;
 	pkt->n_vlan = 0;
 	pkt->l3 = 0;
 	pkt->pkt_len = data_end - data;

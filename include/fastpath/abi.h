@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 2
+#define FP_ABI_VERSION 3
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -83,12 +83,14 @@ struct fp_pkt {
 	__u16 sport, dport;    /* host byte order */
 	__u16 qtype;           /* host byte order */
 	__u16 qname_len;       /* wire length of qname, root included */
+	__u16 dump_mark;       /* the dump stage selected this packet (--match) */
+	__u16 pad;
 	__u8  src[16];         /* IPv4 in src[0..3] */
 	__u8  dst[16];
 	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
 	__u8  qname[256];      /* first question's name, wire format, A-Z lowered */
 };
-FP_ABI_ASSERT(sizeof(struct fp_pkt) == 452);
+FP_ABI_ASSERT(sizeof(struct fp_pkt) == 456);
 
 /* fp_meta: what is loaded on an interface (pinned with the pipeline). */
 struct fp_meta {
@@ -250,6 +252,68 @@ struct fp_flt_last {
 /* fp_flt_text: the canonical text of each rule (id explicit), for `list`. */
 struct fp_flt_text {
 	char text[FP_RULE_TEXT];
+};
+
+/* ---- sampling and dump ------------------------------------------------ */
+
+#define FP_SNAPLEN_DEFAULT 256
+#define FP_SNAPLEN_MAX     2048  /* bytes of a packet a sample can carry */
+#define FP_RING_BYTES      (4u << 20) /* fp_ring size */
+
+/* One sampled packet in fp_ring: this header, then cap_len bytes. */
+struct fp_sample {
+	__u64 ts_ns;           /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */
+	__u64 ident;           /* deciding rule's ident (fp_flt_rule.ident), 0 default */
+	__u32 ifindex;
+	__u32 rx_queue;
+	__u32 pkt_len;         /* original length */
+	__u32 cap_len;         /* bytes that follow */
+	__u32 rule;            /* rule index in its generation, FP_FLT_NO_RULE default */
+	__u8  verdict;         /* XDP action the packet got from the filter */
+	__u8  why;             /* enum fp_sample_why */
+	__u16 serial;          /* low bits of the generation serial */
+};
+FP_ABI_ASSERT(sizeof(struct fp_sample) == 40);
+
+enum fp_sample_why {
+	FP_SMP_RULE  = 1,      /* selected by a dump, at the rule's own rate */
+	FP_SMP_DUMP  = 2,      /* selected by a dump, at its --sample rate */
+	FP_SMP_MATCH = 3,      /* the dump stage's --match terms held */
+};
+
+/* fp_smp_stats (per CPU): samples tried, and those the full ring refused. */
+struct fp_smp_stats {
+	__u64 sampled;
+	__u64 lost;
+};
+
+/* One rule's terms, for the dump stage's --match (evaluated directly). */
+struct fp_match {
+	__u32 terms;           /* FP_T_* */
+	__u8  l3, proto, flags_mask, flags_val;
+	__u8  src_fam, src_plen, dst_fam, dst_plen;
+	__u8  src[16], dst[16];
+	__u16 n_sport, n_dport;
+	__u16 sport[32][2], dport[32][2];   /* inclusive ranges */
+	__u32 len_lo, len_hi;
+	__u8  ttl_lo, ttl_hi;
+	__u16 vlan;
+	__u16 qtype;
+	__u8  qname_wild;
+	__u8  qname_len;
+	__u8  qname[256];      /* wire format, lowercase */
+};
+
+/* fp_dump_cfg: what a running `fastpath dump` wants (active = 0: nothing). */
+struct fp_dump_cfg {
+	__u32 active;
+	__u32 sample_n;        /* 1/N of the selected packets; 0: each rule's own, else all */
+	__u32 snaplen;         /* <= FP_SNAPLEN_MAX */
+	__u32 drops_only;      /* only packets the filter dropped */
+	__u64 rule_ident;      /* only packets of this rule (0: any) */
+	__u32 use_match;       /* the dump stage marks packets that match `match` */
+	__u32 owner_pid;       /* the dump process (a second dump is refused) */
+	struct fp_match match;
 };
 
 /* ---- DNS name hash (shared by the filter and its compiler) --------------- */

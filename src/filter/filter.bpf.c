@@ -10,6 +10,7 @@
 #include "maps.h"
 #include "filter_maps.h"
 #include "classify.h"
+#include "sample.h"
 
 /* Set by `fastpath filter test` before load: record each decision. */
 const volatile __u32 record_last = 0;
@@ -189,6 +190,32 @@ static __always_inline int limit_conforms(const struct fp_flt_rule *r, struct fp
 	return 0; /* lost the race four times: the bucket is busy, treat as over */
 }
 
+/*
+ * While a `fastpath dump` runs: the packets it selects (dump stage mark,
+ * drops only, one rule), 1 in N of them: N from `dump --sample`, else the
+ * rule's own `sample 1/N`, else all. Without a dump nothing is sampled, and
+ * a packet pays one array lookup and a branch.
+ */
+static __always_inline void maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
+					 const struct fp_flt_rule *r, __u32 rule, __u32 verdict,
+					 __u16 serial)
+{
+	__u32 zero = 0, n;
+	struct fp_dump_cfg *d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
+	__u64 ident = r ? r->ident : 0;
+
+	if (!d || !d->active)
+		return;
+	if ((d->use_match && !pkt->dump_mark) || (d->drops_only && verdict != XDP_DROP) ||
+	    (d->rule_ident && d->rule_ident != ident))
+		return;
+	n = d->sample_n ? d->sample_n : r && r->sample_n ? r->sample_n : 1;
+	if (fp_one_in(n))
+		fp_sample(ctx, pkt, d->snaplen, verdict, rule, ident,
+			  d->use_match ? FP_SMP_MATCH : d->sample_n ? FP_SMP_DUMP : FP_SMP_RULE,
+			  serial);
+}
+
 SEC("xdp")
 int fp_filter(struct xdp_md *ctx)
 {
@@ -208,6 +235,7 @@ int fp_filter(struct xdp_md *ctx)
 	g = inner ? bpf_map_lookup_elem(inner, &zero) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
+		maybe_sample(ctx, pkt, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial);
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
@@ -242,6 +270,7 @@ int fp_filter(struct xdp_md *ctx)
 			l->seq++;
 		}
 	}
+	maybe_sample(ctx, pkt, r, rule, verdict, st->serial);
 	if (verdict == XDP_DROP)
 		return XDP_DROP;
 	return fp_next_stage(ctx, FP_STAGE_FILTER);

@@ -21,6 +21,7 @@
 #include "filter/filter_internal.h"
 #include "entry.skel.h"
 #include "filter.skel.h"
+#include "dump.skel.h"
 
 const char *const fp_outer_names[O_MAX] = {
 	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
@@ -56,6 +57,7 @@ static struct fp_filter *filter_new(void)
 		return NULL;
 	f->entry_fd = f->filter_fd = f->stages_fd = f->meta_fd = -1;
 	f->state_fd = f->stats_fd = f->lim_fd = f->last_fd = -1;
+	f->dump_fd = f->ring_fd = f->smp_fd = f->dcfg_fd = -1;
 	for (int i = 0; i < O_MAX; i++)
 		f->outer_fd[i] = -1;
 	return f;
@@ -66,11 +68,13 @@ void fp_filter__close(struct fp_filter *f)
 	if (!f)
 		return;
 	if (f->filter_skel || f->entry_skel) {
+		dump_bpf__destroy(f->dump_skel);
 		filter_bpf__destroy(f->filter_skel);
 		entry_bpf__destroy(f->entry_skel);
 	} else {
 		int fds[] = { f->entry_fd, f->filter_fd, f->stages_fd, f->meta_fd, f->state_fd,
-			      f->stats_fd, f->lim_fd, f->last_fd };
+			      f->stats_fd, f->lim_fd, f->last_fd, f->dump_fd, f->ring_fd,
+			      f->smp_fd, f->dcfg_fd };
 
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
@@ -87,7 +91,28 @@ int fp_filter__entry_fd(const struct fp_filter *f)
 	return f->entry_fd;
 }
 
-/* Loads both objects (shared maps reused), fills the stage slot. */
+/* The maps every stage shares (bpf/lib/maps.h) come from the entry object. */
+static int reuse_shared(struct bpf_object *from, struct bpf_object *to)
+{
+	static const char *const shared[] = {
+		"fp_stages", "fp_scratch", "fp_ring", "fp_smp_stats", "fp_dump_cfg",
+	};
+
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		struct bpf_map *a = bpf_object__find_map_by_name(from, shared[i]);
+		struct bpf_map *b = bpf_object__find_map_by_name(to, shared[i]);
+		int ret;
+
+		if (!a || !b)
+			return -ENOENT;
+		ret = bpf_map__reuse_fd(b, bpf_map__fd(a));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Loads the objects (shared maps reused), fills the filter's stage slot. */
 static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t errlen)
 {
 	__u32 slot = FP_STAGE_FILTER;
@@ -108,16 +133,23 @@ static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t e
 		return ret;
 	}
 	f->filter_skel->rodata->record_last = test_mode;
-	ret = bpf_map__reuse_fd(f->filter_skel->maps.fp_stages,
-				bpf_map__fd(f->entry_skel->maps.fp_stages));
-	if (!ret)
-		ret = bpf_map__reuse_fd(f->filter_skel->maps.fp_scratch,
-					bpf_map__fd(f->entry_skel->maps.fp_scratch));
+	ret = reuse_shared(f->entry_skel->obj, f->filter_skel->obj);
 	if (!ret)
 		ret = filter_bpf__load(f->filter_skel);
 	if (ret) {
 		snprintf(err, errlen, "loading the filter stage failed: %s (FASTPATH_DEBUG=1 "
 			 "shows the verifier log)", strerror(-ret));
+		return ret;
+	}
+	f->dump_skel = dump_bpf__open();
+	if (!f->dump_skel)
+		return -errno;
+	f->dump_skel->rodata->record_last = test_mode;
+	ret = reuse_shared(f->entry_skel->obj, f->dump_skel->obj);
+	if (!ret)
+		ret = dump_bpf__load(f->dump_skel);
+	if (ret) {
+		snprintf(err, errlen, "loading the dump stage failed: %s", strerror(-ret));
 		return ret;
 	}
 	f->entry_fd = bpf_program__fd(f->entry_skel->progs.fp_entry);
@@ -128,6 +160,10 @@ static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t e
 	f->stats_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_stats);
 	f->lim_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_lim);
 	f->last_fd = bpf_map__fd(f->filter_skel->maps.fp_flt_last);
+	f->dump_fd = bpf_program__fd(f->dump_skel->progs.fp_dump);
+	f->ring_fd = bpf_map__fd(f->entry_skel->maps.fp_ring);
+	f->smp_fd = bpf_map__fd(f->entry_skel->maps.fp_smp_stats);
+	f->dcfg_fd = bpf_map__fd(f->entry_skel->maps.fp_dump_cfg);
 	for (int i = 0; i < O_MAX; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(f->filter_skel->obj,
 								 fp_outer_names[i]);
@@ -197,6 +233,11 @@ static int pin_list(struct fp_filter *f, const char **names, int *fds)
 	names[n] = "fp_flt_lim", fds[n++] = f->lim_fd;
 	names[n] = "fp_flt_last", fds[n++] = f->last_fd;
 	names[n] = "fp_flt_qh", fds[n++] = bpf_map__fd(f->filter_skel->maps.fp_flt_qh);
+	names[n] = "fp_smp_buf", fds[n++] = bpf_map__fd(f->filter_skel->maps.fp_smp_buf);
+	names[n] = "fp_dump", fds[n++] = f->dump_fd;
+	names[n] = "fp_ring", fds[n++] = f->ring_fd;
+	names[n] = "fp_smp_stats", fds[n++] = f->smp_fd;
+	names[n] = "fp_dump_cfg", fds[n++] = f->dcfg_fd;
 	for (int i = 0; i < O_MAX; i++)
 		names[n] = fp_outer_names[i], fds[n++] = f->outer_fd[i];
 	return n;
@@ -208,7 +249,8 @@ static void unpin_all(const char *dir)
 		"fp_entry", "fp_filter", "fp_stages", "fp_scratch", "fp_meta", "fp_flt_state",
 		"fp_flt_stats", "fp_flt_lim", "fp_flt_last", "fp_flt_qh", "fp_flt_gcfg",
 		"fp_flt_cls", "fp_flt_keys", "fp_flt_addr", "fp_flt_qname", "fp_flt_rules",
-		"fp_flt_cnt", "fp_flt_text", "lock",
+		"fp_flt_cnt", "fp_flt_text", "fp_smp_buf", "fp_dump", "fp_ring", "fp_smp_stats",
+		"fp_dump_cfg", "lock",
 	};
 	char path[PATH_MAX];
 
@@ -328,6 +370,10 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 	if (!ret) ret = get_pinned(dir, "fp_flt_stats", &f->stats_fd);
 	if (!ret) ret = get_pinned(dir, "fp_flt_lim", &f->lim_fd);
 	if (!ret) ret = get_pinned(dir, "fp_flt_last", &f->last_fd);
+	if (!ret) ret = get_pinned(dir, "fp_dump", &f->dump_fd);
+	if (!ret) ret = get_pinned(dir, "fp_ring", &f->ring_fd);
+	if (!ret) ret = get_pinned(dir, "fp_smp_stats", &f->smp_fd);
+	if (!ret) ret = get_pinned(dir, "fp_dump_cfg", &f->dcfg_fd);
 	for (int i = 0; i < O_MAX && !ret; i++)
 		ret = get_pinned(dir, fp_outer_names[i], &f->outer_fd[i]);
 	if (ret) {

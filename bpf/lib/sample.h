@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Sampling: the first bytes of a packet, with its verdict and rule, into
+ * fp_ring. A full ring is counted (fp_smp_stats.lost), never silent.
+ */
+#ifndef FP_BPF_SAMPLE_H
+#define FP_BPF_SAMPLE_H
+
+#include "maps.h"
+
+struct fp_sample_buf {
+	struct fp_sample hdr;
+	__u8 data[FP_SNAPLEN_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_sample_buf);
+} fp_smp_buf SEC(".maps");
+
+/* 1 in n, at random (n <= 1: always). */
+static __always_inline int fp_one_in(__u32 n)
+{
+	return n <= 1 || bpf_get_prandom_u32() % n == 0;
+}
+
+static __always_inline void fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __u32 snaplen,
+				      __u32 verdict, __u32 rule, __u64 ident, __u32 why, __u16 serial)
+{
+	__u32 zero = 0, cap = pkt->pkt_len;
+	struct fp_smp_stats *st = bpf_map_lookup_elem(&fp_smp_stats, &zero);
+	struct fp_sample_buf *b = bpf_map_lookup_elem(&fp_smp_buf, &zero);
+
+	if (!st || !b)
+		return;
+	st->sampled++;
+	if (cap > snaplen)
+		cap = snaplen;
+	if (cap > FP_SNAPLEN_MAX)
+		cap = FP_SNAPLEN_MAX;
+	if (cap == 0 || bpf_xdp_load_bytes(ctx, 0, b->data, cap)) {
+		st->lost++;
+		return;
+	}
+	b->hdr.ts_ns = bpf_ktime_get_ns();
+	b->hdr.ident = ident;
+	b->hdr.ifindex = ctx->ingress_ifindex;
+	b->hdr.rx_queue = ctx->rx_queue_index;
+	b->hdr.pkt_len = pkt->pkt_len;
+	b->hdr.cap_len = cap;
+	b->hdr.rule = rule;
+	b->hdr.verdict = verdict;
+	b->hdr.why = why;
+	b->hdr.serial = serial;
+	if (bpf_ringbuf_output(&fp_ring, b, sizeof(b->hdr) + cap, 0))
+		st->lost++;
+}
+
+#endif

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `fastpath dump IFACE -w FILE|-`: sampled packets with their XDP verdict
+ * and rule, to pcapng. Ends on Ctrl-C, --count or --duration with every
+ * buffered sample written, then reports sampled / written / lost.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <net/if.h>
+
+#include "cli/cli.h"
+#include "cli/filter_cli.h"
+#include "dump/dump.h"
+#include "dump/pcapng.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+struct sink {
+	struct fp_pcapng *w;
+	int ifx;
+	uint64_t written, skipped, limit;
+	int err;
+};
+
+static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
+		     const char *rule_id, uint64_t ts_ns)
+{
+	struct sink *k = ctx;
+	char comment[128];
+	int ret;
+
+	if (k->limit && k->written >= k->limit) {
+		k->skipped++;
+		return 1;
+	}
+	snprintf(comment, sizeof(comment), "verdict=%s rule=%s",
+		 fp_pcapng_xdp_name(s->verdict), rule_id ? rule_id : "default");
+	ret = fp_pcapng__write_packet(k->w, k->ifx, ts_ns, data, s->cap_len, s->pkt_len,
+				      s->verdict, comment);
+	if (ret) {
+		k->err = ret;
+		return 1;
+	}
+	k->written++;
+	return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v, uint64_t max)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || !*s || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int dump_run(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "write", required_argument, NULL, 'w' }, { "drops", no_argument, NULL, 'D' },
+		{ "match", required_argument, NULL, 'm' }, { "rule", required_argument, NULL, 'r' },
+		{ "sample", required_argument, NULL, 's' }, { "snaplen", required_argument, NULL, 'S' },
+		{ "count", required_argument, NULL, 'c' }, { "duration", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fp_dump_opts o = { 0 };
+	struct fp_rule match;
+	struct fp_filter *f = NULL;
+	struct fp_dump *d = NULL;
+	struct sink k = { 0 };
+	const char *path = NULL, *ifname;
+	uint64_t v, duration = 0, sampled = 0, lost = 0;
+	FILE *fh = NULL;
+	struct timespec t0, t;
+	char err[512];
+	int c, ret;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "w:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			path = optarg;
+			break;
+		case 'D':
+			o.drops_only = true;
+			break;
+		case 'r':
+			o.rule_id = optarg;
+			break;
+		case 'm': {
+			char text[1024];
+			struct fp_diags dg = { 0 };
+
+			snprintf(text, sizeof(text), "pass %s", optarg);
+			if (fp_rule__parse(text, 1, &match, &dg)) {
+				ret = cli_usage(cli, "--match: column %u: %s",
+						dg.n && dg.v[0].col > 5 ? dg.v[0].col - 5 : 1,
+						dg.n ? dg.v[0].msg : "bad terms");
+				fp_diags__free(&dg);
+				return ret;
+			}
+			fp_diags__free(&dg);
+			o.match = &match;
+			break;
+		}
+		case 's':
+			if (strncmp(optarg, "1/", 2) || parse_u64(optarg + 2, &v, 1u << 30) || !v)
+				return cli_usage(cli, "--sample takes 1/N with N from 1, not '%s'", optarg);
+			o.sample_n = v;
+			break;
+		case 'S':
+			if (parse_u64(optarg, &v, FP_SNAPLEN_MAX) || v < 14)
+				return cli_usage(cli, "--snaplen takes 14..%u bytes, not '%s'",
+						 FP_SNAPLEN_MAX, optarg);
+			o.snaplen = v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &k.limit, UINT64_MAX) || !k.limit)
+				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
+			break;
+		case 'd':
+			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
+				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
+			break;
+		default:
+			return cli_usage(cli, "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(cli, "expected IFACE");
+	if (!path)
+		return cli_usage(cli, "say where to write: -w FILE, or -w - for stdout");
+	ifname = argv[optind];
+	ret = filter_open(cli, ifname, &f);
+	if (ret)
+		return ret;
+	fh = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	if (!fh) {
+		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = fp_pcapng__open(fh, &(struct fp_pcapng_opts){ .flush = fh == stdout }, &k.w);
+	if (!ret)
+		ret = k.ifx = fp_pcapng__add_interface(k.w, ifname, FP_PCAPNG_LINKTYPE_ETHERNET,
+						       o.snaplen ? o.snaplen : FP_SNAPLEN_DEFAULT);
+	if (ret < 0) {
+		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	ret = fp_dump__start(f, &o, on_sample, &k, &d, err, sizeof(err));
+	if (ret) {
+		ret = cli_fail(cli, "%s", err);
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop && !k.err && !(k.limit && k.written >= k.limit)) {
+		if (fp_dump__poll(d, 100) < 0 && !k.err && !(k.limit && k.written >= k.limit))
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (duration && (uint64_t)(t.tv_sec - t0.tv_sec) >= duration)
+			break;
+	}
+	fp_dump__drain(d);
+	fp_dump__counts(d, &sampled, &lost);
+	ret = fp_pcapng__close(k.w);
+	k.w = NULL;
+	if (k.err || ret) {
+		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-(k.err ? k.err : ret)));
+		goto out;
+	}
+	if (fh == stdout || !out_is_json()) {
+		fprintf(stderr, "%llu sampled, %llu written, %llu lost", (unsigned long long)sampled,
+			(unsigned long long)k.written, (unsigned long long)lost);
+		if (k.skipped)
+			fprintf(stderr, ", %llu past --count", (unsigned long long)k.skipped);
+		fputc('\n', stderr);
+	}
+	if (out_is_json() && fh != stdout) {
+		out_obj_begin();
+		out_str("iface", ifname);
+		out_str("file", path);
+		out_u64("sampled", sampled);
+		out_u64("written", k.written);
+		out_u64("lost", lost);
+		out_u64("past_count", k.skipped);
+		out_obj_end();
+	}
+	ret = CLI_OK;
+out:
+	fp_dump__stop(d);
+	if (k.w)
+		fp_pcapng__close(k.w);
+	if (fh && fh != stdout)
+		fclose(fh);
+	else if (fh)
+		fflush(fh);
+	fp_filter__close(f);
+	return ret;
+}
+
+static const struct cli_verb dump_cmd = {
+	"dump",
+	"IFACE -w FILE|- [--drops] [--match TERMS] [--rule ID] [--sample 1/N] [--snaplen N] "
+	"[--count N] [--duration S]",
+	"sampled packets with verdict and rule, to pcapng", dump_run,
+};
+
+int cmd_dump(struct cli *cli, int argc, char **argv)
+{
+	return cli_run(cli, &dump_cmd, argc, argv);
+}

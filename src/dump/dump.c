@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "dump/dump.h"
+#include "filter/compile.h"
+#include "filter/filter_internal.h"
+
+struct ident_id {
+	uint64_t ident;
+	char id[FP_RULE_ID_MAX];
+};
+
+struct fp_dump {
+	struct fp_filter *f;
+	struct ring_buffer *rb;
+	fp_dump_cb cb;
+	void *ctx;
+	bool active, slot0;
+	int64_t mono_to_real;        /* add to bpf_ktime_get_ns for CLOCK_REALTIME */
+	struct fp_smp_stats base;    /* kernel counts at start */
+	struct ident_id *ids;        /* rule ident -> id, for both generations */
+	size_t n_ids;
+	int stop;
+};
+
+void fp_match__from_rule(const struct fp_rule *r, struct fp_match *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->terms = r->terms;
+	m->l3 = r->l3;
+	m->proto = r->proto;
+	m->flags_mask = r->flags_mask;
+	m->flags_val = r->flags_val;
+	m->src_fam = r->src.family;
+	m->src_plen = r->src.plen;
+	memcpy(m->src, r->src.addr, 16);
+	m->dst_fam = r->dst.family;
+	m->dst_plen = r->dst.plen;
+	memcpy(m->dst, r->dst.addr, 16);
+	m->n_sport = r->sport.n;
+	for (unsigned i = 0; i < r->sport.n && i < 32; i++)
+		m->sport[i][0] = r->sport.r[i].lo, m->sport[i][1] = r->sport.r[i].hi;
+	m->n_dport = r->dport.n;
+	for (unsigned i = 0; i < r->dport.n && i < 32; i++)
+		m->dport[i][0] = r->dport.r[i].lo, m->dport[i][1] = r->dport.r[i].hi;
+	m->len_lo = r->len.lo;
+	m->len_hi = r->len.hi;
+	m->ttl_lo = r->ttl.lo;
+	m->ttl_hi = r->ttl.hi;
+	m->vlan = r->vlan;
+	m->qtype = r->qtype;
+	m->qname_wild = r->qname.wildcard;
+	m->qname_len = r->qname.wire_len;
+	memcpy(m->qname, r->qname.wire, r->qname.wire_len);
+}
+
+/* ident -> id of every rule in both generations (a sample may come from
+ * the set before an apply). */
+static int load_ids(struct fp_dump *d)
+{
+	struct fp_filter *f = d->f;
+	size_t cap = 0;
+
+	free(d->ids);
+	d->ids = NULL;
+	d->n_ids = 0;
+	for (__u32 gen = 0; gen < 2; gen++) {
+		struct fp_flt_gencfg cfg;
+		__u32 id, zero = 0;
+		int gfd, tfd;
+
+		if (bpf_map_lookup_elem(f->outer_fd[O_GCFG], &gen, &id))
+			continue;
+		gfd = bpf_map_get_fd_by_id(id);
+		if (bpf_map_lookup_elem(f->outer_fd[O_TEXT], &gen, &id)) {
+			close(gfd);
+			continue;
+		}
+		tfd = bpf_map_get_fd_by_id(id);
+		if (gfd >= 0 && tfd >= 0 && !bpf_map_lookup_elem(gfd, &zero, &cfg)) {
+			for (__u32 i = 0; i < cfg.n_rules; i++) {
+				struct fp_flt_text t;
+				struct fp_rule r;
+				struct fp_diags dg = { 0 };
+
+				if (bpf_map_lookup_elem(tfd, &i, &t))
+					continue;
+				t.text[sizeof(t.text) - 1] = 0;
+				if (d->n_ids == cap) {
+					struct ident_id *n;
+
+					cap = cap ? cap * 2 : 64;
+					n = realloc(d->ids, cap * sizeof(*n));
+					if (!n)
+						break;
+					d->ids = n;
+				}
+				d->ids[d->n_ids].ident = fp_rule_ident(t.text);
+				if (fp_rule__parse(t.text, i + 1, &r, &dg) == 0) {
+					snprintf(d->ids[d->n_ids].id, FP_RULE_ID_MAX, "%s", r.id);
+					d->n_ids++;
+				}
+				fp_diags__free(&dg);
+			}
+		}
+		if (gfd >= 0)
+			close(gfd);
+		if (tfd >= 0)
+			close(tfd);
+	}
+	return 0;
+}
+
+static const char *id_of(struct fp_dump *d, uint64_t ident)
+{
+	if (!ident)
+		return NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < d->n_ids; i++)
+			if (d->ids[i].ident == ident)
+				return d->ids[i].id;
+		if (pass == 0)
+			load_ids(d); /* an apply since start: read the names again */
+	}
+	return "?";
+}
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct fp_dump *d = ctx;
+	const struct fp_sample *s = data;
+
+	if (size < sizeof(*s) || size < sizeof(*s) + s->cap_len)
+		return 0;
+	if (d->stop)
+		return 0;
+	if (d->cb(d->ctx, s, (const uint8_t *)(s + 1), id_of(d, s->ident),
+		  (uint64_t)((int64_t)s->ts_ns + d->mono_to_real)))
+		d->stop = 1;
+	return 0;
+}
+
+static void read_counts(struct fp_filter *f, struct fp_smp_stats *out)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct fp_smp_stats *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (v && ncpu > 0 && bpf_map_lookup_elem(f->smp_fd, &zero, v) == 0) {
+		for (int c = 0; c < ncpu; c++) {
+			out->sampled += v[c].sampled;
+			out->lost += v[c].lost;
+		}
+	}
+	free(v);
+}
+
+static int64_t clock_offset(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return (r.tv_sec - m.tv_sec) * 1000000000LL + (r.tv_nsec - m.tv_nsec);
+}
+
+static int discard(void *ctx, void *data, size_t size)
+{
+	return 0;
+}
+
+int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb cb, void *ctx,
+		   struct fp_dump **out, char *err, size_t errlen)
+{
+	struct fp_dump_cfg cfg = { 0 }, cur;
+	struct fp_dump *d = calloc(1, sizeof(*d));
+	struct ring_buffer *stale;
+	__u32 zero = 0, slot = FP_STAGE_DUMP;
+	int ret;
+
+	if (!d)
+		return -ENOMEM;
+	d->f = f;
+	d->cb = cb;
+	d->ctx = ctx;
+	d->mono_to_real = clock_offset();
+	load_ids(d);
+	if (bpf_map_lookup_elem(f->dcfg_fd, &zero, &cur) == 0 && cur.active &&
+	    cur.owner_pid && kill(cur.owner_pid, 0) == 0) {
+		snprintf(err, errlen, "a dump is already running on this interface (pid %u); "
+			 "stop it first", cur.owner_pid);
+		ret = -EBUSY;
+		goto fail;
+	}
+	cfg.active = 1;
+	cfg.owner_pid = getpid();
+	cfg.sample_n = o->sample_n;
+	cfg.snaplen = o->snaplen ? o->snaplen : FP_SNAPLEN_DEFAULT;
+	if (cfg.snaplen > FP_SNAPLEN_MAX)
+		cfg.snaplen = FP_SNAPLEN_MAX;
+	cfg.drops_only = o->drops_only;
+	if (o->rule_id) {
+		size_t i;
+
+		for (i = 0; i < d->n_ids && strcmp(d->ids[i].id, o->rule_id); i++)
+			;
+		if (i == d->n_ids) {
+			snprintf(err, errlen, "no rule with id '%s' is loaded", o->rule_id);
+			ret = -ENOENT;
+			goto fail;
+		}
+		cfg.rule_ident = d->ids[i].ident;
+	}
+	if (o->match) {
+		cfg.use_match = 1;
+		fp_match__from_rule(o->match, &cfg.match);
+	}
+	/* whatever an earlier, crashed dump left in the ring is not ours */
+	stale = ring_buffer__new(f->ring_fd, discard, NULL, NULL);
+	if (stale) {
+		ring_buffer__consume(stale);
+		ring_buffer__free(stale);
+	}
+	d->rb = ring_buffer__new(f->ring_fd, on_sample, d, NULL);
+	if (!d->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "opening the sample ring failed: %s", strerror(-ret));
+		goto fail;
+	}
+	read_counts(f, &d->base);
+	if (bpf_map_update_elem(f->dcfg_fd, &zero, &cfg, 0)) {
+		ret = -errno;
+		snprintf(err, errlen, "starting the dump failed: %s", strerror(-ret));
+		goto fail;
+	}
+	d->active = true;
+	if (o->match) {
+		if (bpf_map_update_elem(f->stages_fd, &slot, &f->dump_fd, 0)) {
+			ret = -errno;
+			snprintf(err, errlen, "enabling the dump stage failed: %s", strerror(-ret));
+			goto fail;
+		}
+		d->slot0 = true;
+	}
+	*out = d;
+	return 0;
+fail:
+	fp_dump__stop(d);
+	return ret;
+}
+
+int fp_dump__poll(struct fp_dump *d, int timeout_ms)
+{
+	int n = ring_buffer__poll(d->rb, timeout_ms);
+
+	if (n == -EINTR)
+		return 0;
+	return d->stop ? -ECANCELED : n;
+}
+
+static void deactivate(struct fp_dump *d)
+{
+	struct fp_dump_cfg off = { 0 };
+	__u32 zero = 0, slot = FP_STAGE_DUMP;
+
+	if (d->slot0) {
+		bpf_map_delete_elem(d->f->stages_fd, &slot);
+		d->slot0 = false;
+	}
+	if (d->active) {
+		bpf_map_update_elem(d->f->dcfg_fd, &zero, &off, 0);
+		d->active = false;
+	}
+}
+
+int fp_dump__drain(struct fp_dump *d)
+{
+	deactivate(d);
+	/* programs that read the old config finish within microseconds */
+	usleep(20000);
+	return d->rb ? ring_buffer__consume(d->rb) : 0;
+}
+
+void fp_dump__counts(struct fp_dump *d, uint64_t *sampled, uint64_t *lost)
+{
+	struct fp_smp_stats now;
+
+	read_counts(d->f, &now);
+	*sampled = now.sampled - d->base.sampled;
+	*lost = now.lost - d->base.lost;
+}
+
+void fp_dump__stop(struct fp_dump *d)
+{
+	if (!d)
+		return;
+	deactivate(d);
+	ring_buffer__free(d->rb);
+	free(d->ids);
+	free(d);
+}

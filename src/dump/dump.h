@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A `fastpath dump` session: selects packets (drops only, one rule, terms
+ * matched at the head of the pipeline), samples 1 in N of them into the
+ * ring buffer, and hands each sample to a callback with its rule id. Counts
+ * what the kernel sampled and lost, so nothing is lost silently.
+ */
+#ifndef FP_DUMP_DUMP_H
+#define FP_DUMP_DUMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <fastpath/abi.h>
+#include "filter/filter.h"
+#include "rules/rule.h"
+
+struct fp_dump;
+
+struct fp_dump_opts {
+	bool drops_only;
+	const char *rule_id;         /* only this rule's packets (NULL: any) */
+	uint32_t sample_n;           /* 1 in N; 0: each rule's own rate, else all */
+	uint32_t snaplen;            /* 0: FP_SNAPLEN_DEFAULT */
+	const struct fp_rule *match; /* terms checked before any stage (NULL: none) */
+};
+
+/* One sample: header, bytes, the deciding rule's id (NULL: the default),
+ * and the wall-clock time in ns. Return non-zero to stop polling. */
+typedef int (*fp_dump_cb)(void *ctx, const struct fp_sample *s, const uint8_t *data,
+			  const char *rule_id, uint64_t realtime_ns);
+
+int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb cb, void *ctx,
+		   struct fp_dump **out, char *err, size_t errlen);
+/* Waits up to timeout_ms for samples; returns how many were handled or -errno. */
+int fp_dump__poll(struct fp_dump *d, int timeout_ms);
+/* Stops selecting, then hands over every sample still in the ring. */
+int fp_dump__drain(struct fp_dump *d);
+/* Kernel-side counts since start: samples tried, and lost to a full ring. */
+void fp_dump__counts(struct fp_dump *d, uint64_t *sampled, uint64_t *lost);
+/* Stops (if not yet) and frees. NULL-safe. */
+void fp_dump__stop(struct fp_dump *d);
+
+/* Fills a dump match from a rule's terms. */
+void fp_match__from_rule(const struct fp_rule *r, struct fp_match *m);
+
+#endif
