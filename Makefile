@@ -75,11 +75,11 @@ $(BUILD)/tests/common/%.o: tests/common/%.c $(HDRS) $(wildcard tests/common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a
+$(BUILD)/tests/unit/%: tests/unit/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a -lcmocka $(LDLIBS)
 
-$(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a
+$(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a -lcmocka $(LDLIBS)
 
@@ -102,7 +102,7 @@ fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-120} bash tests/fuzz/run.sh
 
 # ---- bench, demo, install ------------------------------------------------
-$(BUILD)/bench/%: bench/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a
+$(BUILD)/bench/%: bench/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(LDLIBS)
 

@@ -26,7 +26,8 @@ static __always_inline int fp_one_in(__u32 n)
 	return n <= 1 || bpf_get_prandom_u32() % n == 0;
 }
 
-static __always_inline void fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __u32 snaplen,
+/* Returns 1 when the sample reached the ring. */
+static __always_inline int fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __u32 snaplen,
 				      __u32 verdict, __u32 rule, __u64 ident, __u32 why, __u16 serial)
 {
 	__u32 zero = 0, cap = pkt->pkt_len;
@@ -34,7 +35,7 @@ static __always_inline void fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __
 	struct fp_sample_buf *b = bpf_map_lookup_elem(&fp_smp_buf, &zero);
 
 	if (!st || !b)
-		return;
+		return 0;
 	st->sampled++;
 	if (cap > snaplen)
 		cap = snaplen;
@@ -42,7 +43,7 @@ static __always_inline void fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __
 		cap = FP_SNAPLEN_MAX;
 	if (cap == 0 || bpf_xdp_load_bytes(ctx, 0, b->data, cap)) {
 		st->lost++;
-		return;
+		return 0;
 	}
 	b->hdr.ts_ns = bpf_ktime_get_ns();
 	b->hdr.ident = ident;
@@ -54,8 +55,11 @@ static __always_inline void fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __
 	b->hdr.verdict = verdict;
 	b->hdr.why = why;
 	b->hdr.serial = serial;
-	if (bpf_ringbuf_output(&fp_ring, b, sizeof(b->hdr) + cap, 0))
+	if (bpf_ringbuf_output(&fp_ring, b, sizeof(b->hdr) + cap, 0)) {
 		st->lost++;
+		return 0;
+	}
+	return 1;
 }
 
 #endif

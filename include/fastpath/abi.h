@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 3
+#define FP_ABI_VERSION 4
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -225,6 +225,15 @@ struct fp_counter {
 	__u64 bytes;
 };
 FP_ABI_ASSERT(sizeof(struct fp_counter) == 16);
+
+/* Per-rule counters (fp_flt_cnt, per CPU, per generation). */
+struct fp_rule_cnt {
+	__u64 packets;
+	__u64 bytes;
+	__u64 drops;           /* packets the rule dropped (limit: over the rate) */
+	__u64 samples;         /* packets of the rule sampled into fp_ring */
+};
+FP_ABI_ASSERT(sizeof(struct fp_rule_cnt) == 32);
 
 /* fp_flt_stats (per CPU, survives applies): how the stage decided. */
 enum fp_flt_stat {

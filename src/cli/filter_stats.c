@@ -92,55 +92,66 @@ static double cpu_skew(const struct fp_filter_rule_info *r)
 	return 100.0 * max / r->total.packets;
 }
 
-static void rate_fields(const struct fp_counter *now, const struct fp_counter *then, double dt)
+static void rate_fields(uint64_t pkts, uint64_t bytes, uint64_t pkts0, uint64_t bytes0,
+			bool have_then, double dt)
 {
-	if (then && dt > 0) {
-		out_double("pps", (now->packets - then->packets) / dt);
-		out_double("bps", 8.0 * (now->bytes - then->bytes) / dt);
+	if (have_then && dt > 0) {
+		out_double("pps", (pkts - pkts0) / dt);
+		out_double("bps", 8.0 * (bytes - bytes0) / dt);
 	} else {
 		out_null("pps");
 		out_null("bps");
 	}
 }
 
+static void rule_row(const char *id, const struct fp_rule_cnt *c, const struct fp_rule_cnt *then,
+		     double dt, const struct fp_filter_rule_info *skew)
+{
+	out_row_begin();
+	out_str("id", id);
+	out_u64("packets", c->packets);
+	out_u64("bytes", c->bytes);
+	out_u64("drops", c->drops);
+	out_u64("samples", c->samples);
+	rate_fields(c->packets, c->bytes, then ? then->packets : 0, then ? then->bytes : 0,
+		    then != NULL, dt);
+	if (skew)
+		out_double("cpu_max_pct", cpu_skew(skew));
+	else
+		out_null("cpu_max_pct");
+	out_row_end();
+}
+
 static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 		       const struct fp_filter_view *prev, double dt)
 {
+	bool same_gen = prev && prev->state.serial == v->state.serial && prev->n_rules == v->n_rules;
+
 	out_obj_begin();
 	out_str("iface", ifname);
 	out_u64("generation", v->state.serial);
+	out_u64("samples", v->smp.sampled);
+	out_u64("samples_lost", v->smp.lost);
 	out_list_begin("rules");
 	for (size_t i = 0; i < v->n_rules; i++) {
-		const struct fp_filter_rule_info *r = &v->rules[i];
-		const struct fp_counter *then = NULL;
 		char id[FP_RULE_ID_MAX];
 
-		if (prev && prev->n_rules == v->n_rules && prev->state.serial == v->state.serial)
-			then = &prev->rules[i].total;
-		rule_id(r->text, id, sizeof(id));
-		out_row_begin();
-		out_str("id", id);
-		out_u64("packets", r->total.packets);
-		out_u64("bytes", r->total.bytes);
-		rate_fields(&r->total, then, dt);
-		out_double("cpu_max_pct", cpu_skew(r));
-		out_row_end();
+		rule_id(v->rules[i].text, id, sizeof(id));
+		rule_row(id, &v->rules[i].total, same_gen ? &prev->rules[i].total : NULL, dt,
+			 &v->rules[i]);
 	}
-	out_row_begin();
-	out_str("id", "(default)");
-	out_u64("packets", v->dflt.packets);
-	out_u64("bytes", v->dflt.bytes);
-	rate_fields(&v->dflt, prev && prev->state.serial == v->state.serial ? &prev->dflt : NULL, dt);
-	out_null("cpu_max_pct");
-	out_row_end();
+	rule_row("(default)", &v->dflt, same_gen ? &prev->dflt : NULL, dt, NULL);
 	out_list_end();
 	out_list_begin("stage");
 	for (int s = 0; s < FP_FLT_ST_MAX; s++) {
 		out_row_begin();
+		out_str("stage", "filter");
 		out_str("decision", fp_filter_stat__name(s));
 		out_u64("packets", v->stage[s].packets);
 		out_u64("bytes", v->stage[s].bytes);
-		rate_fields(&v->stage[s], prev ? &prev->stage[s] : NULL, dt);
+		rate_fields(v->stage[s].packets, v->stage[s].bytes,
+			    prev ? prev->stage[s].packets : 0, prev ? prev->stage[s].bytes : 0,
+			    prev != NULL, dt);
 		out_row_end();
 	}
 	out_list_end();
@@ -156,7 +167,7 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	};
 	struct fp_filter_view prev = { 0 }, cur;
 	double period = 0, interval_ms = 1000, t_prev = 0;
-	bool watch = false, tty = isatty(1) && !out_is_json();
+	bool watch = false, tty = isatty(1) && !out_is_json(), have_prev = false;
 	struct fp_filter *f;
 	int c, ret;
 
@@ -194,6 +205,7 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	if (!watch && interval_ms > 0) {
 		/* two readings give current rates */
 		if (fp_filter__view(f, &prev) == 0) {
+			have_prev = true;
 			t_prev = now_s();
 			usleep(interval_ms * 1000);
 		}
@@ -213,8 +225,8 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 		}
 		if (tty && watch)
 			fputs("\033[H\033[2J", stdout);
-		emit_stats(argv[optind], &cur, prev.rules || prev.state.serial || watch ? &prev : NULL,
-			   t - t_prev);
+		emit_stats(argv[optind], &cur, have_prev ? &prev : NULL, t - t_prev);
+		have_prev = true;
 		fflush(stdout);
 		fp_filter_view__free(&prev);
 		prev = cur;
@@ -228,4 +240,15 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	fp_filter_view__free(&prev);
 	fp_filter__close(f);
 	return ret;
+}
+
+static const struct cli_verb stats_cmd = {
+	"stats", "IFACE [--watch [SECONDS]] [--interval MS]",
+	"per-stage and per-rule packets, bytes, drops, samples, rates", filter_do_stats,
+};
+
+/* `fastpath stats IFACE`: the same view as `fastpath filter stats IFACE`. */
+int cmd_stats(struct cli *cli, int argc, char **argv)
+{
+	return cli_run(cli, &stats_cmd, argc, argv);
 }

@@ -196,7 +196,7 @@ static __always_inline int limit_conforms(const struct fp_flt_rule *r, struct fp
  * rule's own `sample 1/N`, else all. Without a dump nothing is sampled, and
  * a packet pays one array lookup and a branch.
  */
-static __always_inline void maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
+static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
 					 const struct fp_flt_rule *r, __u32 rule, __u32 verdict,
 					 __u16 serial)
 {
@@ -205,22 +205,23 @@ static __always_inline void maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
 	__u64 ident = r ? r->ident : 0;
 
 	if (!d || !d->active)
-		return;
+		return 0;
 	if ((d->use_match && !pkt->dump_mark) || (d->drops_only && verdict != XDP_DROP) ||
 	    (d->rule_ident && d->rule_ident != ident))
-		return;
+		return 0;
 	n = d->sample_n ? d->sample_n : r && r->sample_n ? r->sample_n : 1;
-	if (fp_one_in(n))
-		fp_sample(ctx, pkt, d->snaplen, verdict, rule, ident,
-			  d->use_match ? FP_SMP_MATCH : d->sample_n ? FP_SMP_DUMP : FP_SMP_RULE,
-			  serial);
+	if (!fp_one_in(n))
+		return 0;
+	return fp_sample(ctx, pkt, d->snaplen, verdict, rule, ident,
+			 d->use_match ? FP_SMP_MATCH : d->sample_n ? FP_SMP_DUMP : FP_SMP_RULE,
+			 serial);
 }
 
 SEC("xdp")
 int fp_filter(struct xdp_md *ctx)
 {
 	struct fp_pkt *pkt = fp_pkt_get();
-	__u32 zero = 0, gen, rule, verdict, stat, bytes;
+	__u32 zero = 0, gen, rule, verdict, stat, bytes, sampled;
 	struct fp_flt_state *st = bpf_map_lookup_elem(&fp_flt_state, &zero);
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
@@ -257,9 +258,19 @@ int fp_filter(struct xdp_md *ctx)
 		stat = verdict == XDP_DROP ? FP_FLT_ST_RULE_DROP : FP_FLT_ST_RULE_PASS;
 	}
 
+	sampled = maybe_sample(ctx, pkt, r, rule, verdict, st->serial);
 	inner = bpf_map_lookup_elem(&fp_flt_cnt, &gen);
-	if (inner)
-		count(inner, rule < FP_MAX_RULES ? rule : FP_MAX_RULES, bytes);
+	if (inner) {
+		__u32 idx = rule < FP_MAX_RULES ? rule : FP_MAX_RULES;
+		struct fp_rule_cnt *rc = bpf_map_lookup_elem(inner, &idx);
+
+		if (rc) {
+			rc->packets++;
+			rc->bytes += bytes;
+			rc->drops += verdict == XDP_DROP;
+			rc->samples += sampled;
+		}
+	}
 	count(&fp_flt_stats, stat, bytes);
 	if (record_last) {
 		struct fp_flt_last *l = bpf_map_lookup_elem(&fp_flt_last, &zero);
@@ -270,7 +281,6 @@ int fp_filter(struct xdp_md *ctx)
 			l->seq++;
 		}
 	}
-	maybe_sample(ctx, pkt, r, rule, verdict, st->serial);
 	if (verdict == XDP_DROP)
 		return XDP_DROP;
 	return fp_next_stage(ctx, FP_STAGE_FILTER);

@@ -50,9 +50,9 @@ int fp_filter__run(struct fp_filter *f, const void *frame, size_t len,
 
 struct fp_filter_rule_info {
 	char text[FP_RULE_TEXT];     /* canonical, id explicit */
-	struct fp_counter total;     /* summed over CPUs */
+	struct fp_rule_cnt total;    /* summed over CPUs */
 	uint32_t ncpu;
-	struct fp_counter *per_cpu;  /* ncpu entries */
+	struct fp_rule_cnt *per_cpu; /* ncpu entries */
 };
 
 struct fp_filter_view {
@@ -62,8 +62,9 @@ struct fp_filter_view {
 	uint8_t default_verdict;     /* XDP_PASS / XDP_DROP */
 	size_t n_rules;
 	struct fp_filter_rule_info *rules;
-	struct fp_counter dflt;      /* packets the default decided */
+	struct fp_rule_cnt dflt;     /* packets the default decided */
 	struct fp_counter stage[FP_FLT_ST_MAX];
+	struct fp_smp_stats smp;     /* samples tried / lost to a full ring (all time) */
 };
 
 /* Reads the live generation: rules, their counters, stage counters. */

@@ -70,7 +70,7 @@ static int build_inner(const struct fp_flt_image *img, int fd[O_MAX])
 	fd[O_RULES] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_rules", 4,
 				   sizeof(struct fp_flt_rule), FP_MAX_RULES, BPF_F_MMAPABLE);
 	fd[O_CNT] = inner_create(BPF_MAP_TYPE_PERCPU_ARRAY, "fp_flt_cnt", 4,
-				 sizeof(struct fp_counter), FP_FLT_CNT_ENTRIES, 0);
+				 sizeof(struct fp_rule_cnt), FP_FLT_CNT_ENTRIES, 0);
 	fd[O_TEXT] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_text", 4,
 				  sizeof(struct fp_flt_text), FP_MAX_RULES, BPF_F_MMAPABLE);
 	for (int i = 0; i < O_MAX; i++)
@@ -181,8 +181,7 @@ static int inner_fd(struct fp_filter *f, enum fp_outer o, __u32 gen)
 	return bpf_map_get_fd_by_id(id);
 }
 
-static int read_counters(int fd, __u32 idx, struct fp_counter *total,
-			 struct fp_counter *per_cpu, int ncpu)
+static int read_counters(int fd, __u32 idx, struct fp_counter *total, int ncpu)
 {
 	struct fp_counter *v = calloc(ncpu, sizeof(*v));
 
@@ -194,11 +193,46 @@ static int read_counters(int fd, __u32 idx, struct fp_counter *total,
 			total->packets += v[c].packets;
 			total->bytes += v[c].bytes;
 		}
+	}
+	free(v);
+	return 0;
+}
+
+static int read_rule_counters(int fd, __u32 idx, struct fp_rule_cnt *total,
+			      struct fp_rule_cnt *per_cpu, int ncpu)
+{
+	struct fp_rule_cnt *v = calloc(ncpu, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	memset(total, 0, sizeof(*total));
+	if (bpf_map_lookup_elem(fd, &idx, v) == 0) {
+		for (int c = 0; c < ncpu; c++) {
+			total->packets += v[c].packets;
+			total->bytes += v[c].bytes;
+			total->drops += v[c].drops;
+			total->samples += v[c].samples;
+		}
 		if (per_cpu)
 			memcpy(per_cpu, v, ncpu * sizeof(*v));
 	}
 	free(v);
 	return 0;
+}
+
+static void read_smp(int fd, struct fp_smp_stats *out, int ncpu)
+{
+	struct fp_smp_stats *v = calloc(ncpu, sizeof(*v));
+	__u32 zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (v && bpf_map_lookup_elem(fd, &zero, v) == 0) {
+		for (int c = 0; c < ncpu; c++) {
+			out->sampled += v[c].sampled;
+			out->lost += v[c].lost;
+		}
+	}
+	free(v);
 }
 
 int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
@@ -213,7 +247,8 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 	bpf_map_lookup_elem(f->state_fd, &zero, &v->state);
 	bpf_map_lookup_elem(f->meta_fd, &zero, &v->meta);
 	for (__u32 s = 0; s < FP_FLT_ST_MAX; s++)
-		read_counters(f->stats_fd, s, &v->stage[s], NULL, ncpu);
+		read_counters(f->stats_fd, s, &v->stage[s], ncpu);
+	read_smp(f->smp_fd, &v->smp, ncpu);
 	gcfg = inner_fd(f, O_GCFG, v->state.gen & 1);
 	if (gcfg < 0)
 		return 0; /* no rule set applied yet */
@@ -248,9 +283,9 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 		if (bpf_map_lookup_elem(text, &i, &t) == 0)
 			memcpy(r->text, t.text, sizeof(r->text));
 		r->text[sizeof(r->text) - 1] = 0;
-		read_counters(cnt, i, &r->total, r->per_cpu, ncpu);
+		read_rule_counters(cnt, i, &r->total, r->per_cpu, ncpu);
 	}
-	read_counters(cnt, FP_MAX_RULES, &v->dflt, NULL, ncpu);
+	read_rule_counters(cnt, FP_MAX_RULES, &v->dflt, NULL, ncpu);
 out:
 	if (gcfg >= 0)
 		close(gcfg);

@@ -73,7 +73,7 @@ struct fp_flt_cnt_inner {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, FP_FLT_CNT_ENTRIES);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_counter));
+	__uint(value_size, sizeof(struct fp_rule_cnt));
 };
 struct fp_flt_text_inner {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
