@@ -25,7 +25,7 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Iin
 BPF_SRCS  := $(shell find src -name '*.bpf.c' | sort)
 BPF_OBJS  := $(patsubst src/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(foreach s,$(BPF_SRCS),$(BUILD)/skel/$(basename $(basename $(notdir $(s)))).skel.h)
-BPF_HDRS  := $(shell find bpf include -name '*.h')
+BPF_HDRS  := $(shell find bpf include src -name '*.h')
 
 LIB_SRCS  := $(shell find src -name '*.c' ! -name '*.bpf.c' ! -path 'src/cli/*' | sort)
 LIB_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

@@ -180,57 +180,26 @@ static __always_inline void parse_l4(void *data, void *data_end, struct fp_pkt *
 	pkt->dport = rd16(l4 + 2);
 }
 
-struct dns_walk {
-	struct fp_pkt *pkt;
-	__u32 avail;   /* bytes of the name area present (<= 259) */
-	__u32 next;    /* offset of the next length byte */
-	__u32 n;       /* labels so far */
-	int done;      /* 1: name whole; -1: no question */
-};
-
-/* One byte of the name per call (bpf_loop keeps the verifier's work flat). */
-static long dns_walk_byte(__u32 i, void *arg)
+/* A-Z to a-z in 8 bytes at once. Length bytes (<= 63) are never letters. */
+static __always_inline __u64 fp_lower8(__u64 w)
 {
-	struct dns_walk *w = arg;
-	struct fp_pkt *pkt = w->pkt;
-	__u8 b;
+	__u64 h = w & 0x7f7f7f7f7f7f7f7fULL;
+	__u64 ge_a = h + 0x3f3f3f3f3f3f3f3fULL;  /* bit 7 set where h >= 'A' */
+	__u64 gt_z = h + 0x2525252525252525ULL;  /* bit 7 set where h > 'Z' */
+	__u64 m = ge_a & ~gt_z & ~w & 0x8080808080808080ULL;
 
-	if (i >= w->avail || i > 254) {
-		w->done = -1; /* cut short, or 255 bytes without a root */
-		return 1;
-	}
-	b = pkt->qname[i & 0xff];
-	if (i != w->next) {
-		if (b >= 'A' && b <= 'Z')
-			pkt->qname[i & 0xff] = b | 0x20;
-		return 0;
-	}
-	if (b > 63 || w->n >= FP_DNS_LABELS_MAX) {
-		w->done = -1; /* compression pointer or extended label */
-		return 1;
-	}
-	pkt->label_off[w->n & (FP_DNS_LABELS_MAX - 1)] = i;
-	w->n++;
-	if (b == 0) {
-		/* root: the name is whole; qtype and qclass must follow */
-		w->done = i + 1 + 4 <= w->avail ? 1 : -1;
-		pkt->qname_len = i + 1;
-		return 1;
-	}
-	w->next = i + 1 + b;
-	return 0;
+	return w | (m >> 2);
 }
 
 /*
  * The first question of a DNS query to UDP port 53: copies the name (wire
  * format, A-Z lowered) and the offsets of its labels into pkt. Any fault
  * (response, no question, pointer, long label, long name, cut short) leaves
- * FP_HAVE_DNS clear.
+ * FP_HAVE_DNS clear. Work is per 8 bytes and per label, not per byte.
  */
 static __always_inline void parse_dns(struct xdp_md *ctx, struct fp_pkt *pkt)
 {
-	__u32 off = pkt->l4_off + 8, avail;
-	struct dns_walk w = { .pkt = pkt };
+	__u32 off = pkt->l4_off + 8, avail, pos = 0;
 	__u8 hdr[12];
 
 	if (off + 12 > pkt->ip_end)
@@ -247,11 +216,31 @@ static __always_inline void parse_dns(struct xdp_md *ctx, struct fp_pkt *pkt)
 		return;
 	if (bpf_xdp_load_bytes(ctx, off, pkt->qname, avail > 255 ? 255 : avail))
 		return;
-	w.avail = avail;
-	bpf_loop(256, dns_walk_byte, &w, 0);
-	if (w.done == 1) {
-		pkt->n_labels = w.n;
-		pkt->have |= FP_HAVE_DNS;
+#pragma unroll
+	for (int i = 0; i < 32; i++) {
+		__u64 *w = (__u64 *)(pkt->qname + 8 * i);
+
+		*w = fp_lower8(*w);
+	}
+	for (__u32 n = 0; n < FP_DNS_LABELS_MAX; n++) {
+		__u8 b;
+
+		if (pos >= avail || pos > 254)
+			return; /* cut short, or 255 bytes without a root */
+		b = pkt->qname[pos & 0xff];
+		if (b > 63)
+			return; /* compression pointer or extended label */
+		pkt->label_off[n & (FP_DNS_LABELS_MAX - 1)] = pos;
+		if (b == 0) {
+			/* root: the name is whole; qtype and qclass must follow */
+			if (pos + 1 + 4 > avail)
+				return;
+			pkt->qname_len = pos + 1;
+			pkt->n_labels = n + 1;
+			pkt->have |= FP_HAVE_DNS;
+			return;
+		}
+		pos += 1 + b;
 	}
 }
 

@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 4
+#define FP_ABI_VERSION 5
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -88,9 +88,10 @@ struct fp_pkt {
 	__u8  src[16];         /* IPv4 in src[0..3] */
 	__u8  dst[16];
 	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
-	__u8  qname[256];      /* first question's name, wire format, A-Z lowered */
+	__u8  qname[264];      /* first question's name, wire format, A-Z lowered;
+				* 8 bytes of slack so words can be read at any offset */
 };
-FP_ABI_ASSERT(sizeof(struct fp_pkt) == 456);
+FP_ABI_ASSERT(sizeof(struct fp_pkt) == 464);
 
 /* fp_meta: what is loaded on an interface (pinned with the pipeline). */
 struct fp_meta {
@@ -175,9 +176,9 @@ struct fp_flt_qname_val {
 	__u32 cls;
 	__u16 len;             /* wire length of name[] */
 	__u16 pad;
-	__u8  name[256];       /* the wire name: a hit is verified byte by byte */
+	__u8  name[264];       /* the wire name (zero padded): a hit is verified word by word */
 };
-FP_ABI_ASSERT(sizeof(struct fp_flt_qname_val) == 264);
+FP_ABI_ASSERT(sizeof(struct fp_flt_qname_val) == 272);
 
 /* Tuple key: the packet's classes for the tuple's fields, others zero. */
 struct fp_flt_key {
@@ -328,7 +329,13 @@ struct fp_dump_cfg {
 /* ---- DNS name hash (shared by the filter and its compiler) --------------- */
 #define FP_QH_SEED  0xcbf29ce484222325ULL
 #define FP_QH_PRIME 0x100000001b3ULL
-/* The hash of a wire name is FNV-1a over its bytes taken last to first, so
- * that one backward pass yields the hash of every suffix. */
+/*
+ * The hash of a wire name folds its labels last to first (the root first),
+ * so one backward pass over the labels yields the hash of every suffix.
+ * A label (its length byte and bytes, at most 64) is folded 8 bytes at a
+ * time, little-endian, the last word zero-padded:
+ *     h = (h ^ word) * FP_QH_PRIME   for each word, then
+ *     h = (h ^ (h >> 29)) * FP_QH_PRIME   at the end of each label.
+ */
 
 #endif /* FASTPATH_ABI_H */

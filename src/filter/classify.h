@@ -30,6 +30,34 @@ static __always_inline __u32 cls_at(void *cls, __u32 idx)
 	return v ? *v : 0;
 }
 
+/*
+ * Loops in the per-packet path run as plain bounded loops for their first
+ * FP_FAST iterations: a bpf_loop callback is an indirect call, which costs
+ * tens of ns under retpolines. Longer loops (rare: many tuples, prefix
+ * lengths or labels) finish in bpf_loop, where the verifier's work is flat.
+ */
+#define FP_FAST 8
+
+#define FP_LOOP(n, step, ctx)                                                  \
+	do {                                                                   \
+		__u32 __n = (n), __i;                                          \
+		long __stop = 0;                                               \
+		for (__i = 0; __i < FP_FAST && __i < __n; __i++) {             \
+			__stop = step(__i, ctx);                               \
+			if (__stop)                                            \
+				break;                                         \
+		}                                                              \
+		if (!__stop && __n > FP_FAST)                                  \
+			bpf_loop(__n - FP_FAST, step##_late, ctx, 0);          \
+	} while (0)
+
+/* The bpf_loop callback of a step: iterations FP_FAST and later. */
+#define FP_LATE(step)                                                          \
+	static long step##_late(__u32 i, void *ctx)                            \
+	{                                                                      \
+		return step(i + FP_FAST, ctx);                                 \
+	}
+
 struct addr_walk {
 	void *map;
 	const struct fp_flt_gencfg *g;
@@ -39,7 +67,7 @@ struct addr_walk {
 };
 
 /* Probe the i-th prefix length in use (longest first). */
-static long addr_probe(__u32 i, void *arg)
+static __always_inline long addr_probe(__u32 i, void *arg)
 {
 	struct addr_walk *w = arg;
 	struct fp_flt_addr_key k = { .tbl = w->tbl };
@@ -64,57 +92,110 @@ static long addr_probe(__u32 i, void *arg)
 	return 1;
 }
 
+FP_LATE(addr_probe)
+
 /* Longest prefix of the address found in the gen's table, as a class. */
 static __always_inline __u32 addr_class(void *addr_map, const struct fp_flt_gencfg *g,
 					__u32 tbl, const __u8 *addr)
 {
 	struct addr_walk w = { .map = addr_map, .g = g, .addr = addr, .tbl = tbl & 3 };
 
-	bpf_loop(g->n_plen[tbl & 3], addr_probe, &w, 0);
+	FP_LOOP(g->n_plen[tbl & 3], addr_probe, &w);
 	return w.cls;
+}
+
+/* Folds one label (its length byte and bytes, <= 64) into h, 8 bytes at a
+ * time: the hash of include/fastpath/abi.h. buf has 8 bytes of slack. */
+__attribute__((noinline)) __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 off, __u64 h)
+{
+	const __u8 *buf;
+	__u32 len;
+
+	if (!pkt)
+		return h;
+	buf = pkt->qname;
+	len = (__u32)buf[off & 0xff] + 1;
+
+#pragma unroll
+	for (__u32 j = 0; j < 8; j++) {
+		__u64 w;
+
+		if (8 * j < len) {
+			__builtin_memcpy(&w, buf + ((off + 8 * j) & 0xff), 8);
+			if (len - 8 * j < 8)
+				w &= (1ULL << (8 * (len - 8 * j))) - 1;
+			h = (h ^ w) * FP_QH_PRIME;
+		}
+	}
+	return (h ^ (h >> 29)) * FP_QH_PRIME;
+}
+
+/* The class of the packet's source (tbl even) or destination address.
+ * Global functions are verified once, on their own. */
+__attribute__((noinline)) __u32 fp_flt_addr_class(struct fp_pkt *pkt,
+						  const struct fp_flt_gencfg *g, __u32 gen,
+						  __u32 tbl)
+{
+	void *map;
+
+	if (!pkt || !g)
+		return 0;
+	map = bpf_map_lookup_elem(&fp_flt_addr, &gen);
+	if (!map)
+		return 0;
+	return addr_class(map, g, tbl, tbl & 1 ? pkt->dst : pkt->src);
 }
 
 struct qh_walk {
 	struct fp_pkt *pkt;
 	struct fp_flt_qh *qh;
-	int k;            /* next label (from the last) whose suffix hash to record */
 	__u64 h;
 };
 
-/* One byte of the name, last to first: FNV-1a; at each label start the
- * hash so far is the hash of the suffix beginning there. */
-static long qh_byte(__u32 j, void *arg)
+/* Label j from the last: the hash so far is the hash of the suffix
+ * starting at that label. */
+static __always_inline long qh_one_label(__u32 j, void *arg)
 {
 	struct qh_walk *w = arg;
-	__u32 len = w->pkt->qname_len, i;
+	__u32 n = w->pkt->n_labels, k;
 
-	if (j >= len || j > 255)
+	if (j >= n || j >= FP_DNS_LABELS_MAX)
 		return 1;
-	i = len - 1 - j;
-	w->h = (w->h ^ w->pkt->qname[i & 0xff]) * FP_QH_PRIME;
-	if (w->k >= 0 && i == w->pkt->label_off[w->k & (FP_DNS_LABELS_MAX - 1)]) {
-		w->qh->h[w->k & (FP_DNS_LABELS_MAX - 1)] = w->h;
-		w->k--;
-	}
+	k = (n - 1 - j) & (FP_DNS_LABELS_MAX - 1);
+	w->h = fp_flt_qh_label(w->pkt, w->pkt->label_off[k], w->h);
+	w->qh->h[k] = w->h;
 	return 0;
 }
 
-struct qn_cmp {
-	const __u8 *a;    /* packet name from the suffix start */
-	const __u8 *b;    /* the table's name */
-	__u32 base;
-	int diff;
-};
+FP_LATE(qh_one_label)
 
-static long qn_cmp_byte(__u32 i, void *arg)
+/* The packet's name from label offset `start` equals the table's name,
+ * compared word by word (a global function: verified once, on its own). */
+__attribute__((noinline)) int fp_flt_qn_equal(const struct fp_pkt *pkt, __u32 start,
+					       const struct fp_flt_qname_val *v)
 {
-	struct qn_cmp *c = arg;
+	__u32 len;
 
-	if (c->a[(c->base + i) & 0xff] != c->b[i & 0xff]) {
-		c->diff = 1;
-		return 1;
+	if (!pkt || !v)
+		return 0;
+	len = v->len;
+	for (__u32 j = 0; j < 32; j++) {
+		__u64 x, y;
+
+		if (8 * j >= len)
+			break;
+		__builtin_memcpy(&x, pkt->qname + ((start + 8 * j) & 0xff), 8);
+		__builtin_memcpy(&y, v->name + ((8 * j) & 0xff), 8);
+		if (len - 8 * j < 8) {
+			__u64 m = (1ULL << (8 * (len - 8 * j))) - 1;
+
+			x &= m;
+			y &= m;
+		}
+		if (x != y)
+			return 0;
 	}
-	return 0;
+	return 1;
 }
 
 struct qn_probe {
@@ -125,13 +206,12 @@ struct qn_probe {
 };
 
 /* Probe suffix k (k = 0: the whole name, exact; k >= 1: a wildcard). */
-static long qn_probe_one(__u32 k, void *arg)
+static __always_inline long qn_probe_one(__u32 k, void *arg)
 {
 	struct qn_probe *p = arg;
 	struct fp_pkt *pkt = p->pkt;
 	struct fp_flt_qname_key key = { .kind = k ? FP_QN_WILD : FP_QN_EXACT };
 	struct fp_flt_qname_val *v;
-	struct qn_cmp c;
 	__u32 start;
 
 	if (k >= pkt->n_labels || k >= FP_DNS_LABELS_MAX)
@@ -143,16 +223,13 @@ static long qn_probe_one(__u32 k, void *arg)
 	start = pkt->label_off[k & (FP_DNS_LABELS_MAX - 1)];
 	if (v->len != pkt->qname_len - start)
 		return 0;
-	c.a = pkt->qname;
-	c.b = v->name;
-	c.base = start;
-	c.diff = 0;
-	bpf_loop(v->len, qn_cmp_byte, &c, 0);
-	if (c.diff)
+	if (!fp_flt_qn_equal(pkt, start, v))
 		return 0; /* a hash collision: keep looking */
 	p->cls = v->cls;
 	return 1;
 }
+
+FP_LATE(qn_probe_one)
 
 /* The deepest node of the name tree the packet's name reaches, as a class. */
 static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt)
@@ -166,15 +243,26 @@ static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt)
 		return 0;
 	w.pkt = pkt;
 	w.qh = qh;
-	w.k = pkt->n_labels - 1;
 	w.h = FP_QH_SEED;
-	bpf_loop(256, qh_byte, &w, 0);
+	FP_LOOP(pkt->n_labels, qh_one_label, &w);
 	p.pkt = pkt;
 	p.qh = qh;
 	p.map = map;
 	p.cls = 0;
-	bpf_loop(FP_DNS_LABELS_MAX, qn_probe_one, &p, 0);
+	FP_LOOP(pkt->n_labels, qn_probe_one, &p);
 	return p.cls;
+}
+
+
+/* The class of the packet's DNS name (0: no rule's pattern reaches it). */
+__attribute__((noinline)) __u32 fp_flt_qname_class(struct fp_pkt *pkt, __u32 gen)
+{
+	void *map;
+
+	if (!pkt)
+		return 0;
+	map = bpf_map_lookup_elem(&fp_flt_qname, &gen);
+	return map ? qname_class(map, pkt) : 0;
 }
 
 #endif

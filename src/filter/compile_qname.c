@@ -18,12 +18,34 @@ struct qnode {
 	uint8_t wire[FP_DNS_NAME_MAX];
 };
 
+static uint64_t fold_label(const uint8_t *p, unsigned len, uint64_t h)
+{
+	for (unsigned j = 0; j < len; j += 8) {
+		uint8_t b[8] = { 0 };
+		uint64_t w = 0;
+
+		memcpy(b, p + j, len - j < 8 ? len - j : 8);
+		for (int i = 7; i >= 0; i--)
+			w = w << 8 | b[i]; /* little-endian, as the BPF side loads it */
+		h = (h ^ w) * FP_QH_PRIME;
+	}
+	return (h ^ (h >> 29)) * FP_QH_PRIME;
+}
+
+/* The hash of include/fastpath/abi.h: labels folded last to first. */
 uint64_t fp_qname_hash(const uint8_t *wire, size_t len)
 {
+	unsigned off[FP_DNS_LABELS_MAX], n = 0, i = 0;
 	uint64_t h = FP_QH_SEED;
 
-	for (size_t i = len; i-- > 0;)
-		h = (h ^ wire[i]) * FP_QH_PRIME;
+	while (i < len && n < FP_DNS_LABELS_MAX) {
+		off[n++] = i;
+		if (wire[i] == 0)
+			break;
+		i += 1 + wire[i];
+	}
+	while (n-- > 0)
+		h = fold_label(wire + off[n], wire[off[n]] + 1u, h);
 	return h;
 }
 

@@ -44,13 +44,12 @@ static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_
 		if (use & FP_T_TTL)
 			c->ttl = cls_at(cls, FP_CLS_TTL + pkt->ttl);
 		if (use & (FP_T_SRC | FP_T_DST)) {
-			void *addr = bpf_map_lookup_elem(&fp_flt_addr, &gen);
 			__u32 v6 = pkt->l3 == 6 ? 2 : 0;
 
-			if (addr && (use & FP_T_SRC))
-				c->src = addr_class(addr, g, FP_ADDR_SRC4 + v6, pkt->src);
-			if (addr && (use & FP_T_DST))
-				c->dst = addr_class(addr, g, FP_ADDR_DST4 + v6, pkt->dst);
+			if (use & FP_T_SRC)
+				c->src = fp_flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + v6);
+			if (use & FP_T_DST)
+				c->dst = fp_flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + v6);
 		}
 	}
 	if (have & FP_HAVE_PROTO)
@@ -74,12 +73,8 @@ static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_
 	}
 	if (have & FP_HAVE_DNS) {
 		c->present |= FP_T_QTYPE;
-		if (use & FP_T_QNAME) {
-			void *qn = bpf_map_lookup_elem(&fp_flt_qname, &gen);
-
-			if (qn)
-				c->qname = qname_class(qn, pkt);
-		}
+		if (use & FP_T_QNAME)
+			c->qname = fp_flt_qname_class(pkt, gen);
 	}
 	c->present |= (c->src ? FP_T_SRC : 0) | (c->dst ? FP_T_DST : 0) |
 		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
@@ -96,7 +91,7 @@ struct tuple_walk {
 };
 
 /* Probe tuple t: the first rule of that shape matching the packet's classes. */
-static long tuple_probe(__u32 t, void *arg)
+static __always_inline long tuple_probe(__u32 t, void *arg)
 {
 	struct tuple_walk *w = arg;
 	const struct fp_cls *c = w->c;
@@ -139,15 +134,24 @@ static long tuple_probe(__u32 t, void *arg)
 	return 0;
 }
 
-/* The first rule that matches, or FP_FLT_NO_RULE: one probe per tuple. */
-static __always_inline __u32 first_match(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					 __u32 gen, const struct fp_cls *c)
+FP_LATE(tuple_probe)
+
+/*
+ * The first rule that matches, or FP_FLT_NO_RULE: one probe per tuple.
+ * A global function: the verifier checks it once, on its own, which keeps
+ * the whole program's verification small.
+ */
+__attribute__((noinline)) __u32 fp_flt_first_match(struct fp_pkt *pkt,
+						   const struct fp_flt_gencfg *g, __u32 gen,
+						   const struct fp_cls *c)
 {
 	struct tuple_walk w = { .pkt = pkt, .g = g, .c = c, .best = FP_FLT_NO_RULE };
 
+	if (!pkt || !g || !c)
+		return FP_FLT_NO_RULE;
 	w.keys = bpf_map_lookup_elem(&fp_flt_keys, &gen);
 	if (w.keys)
-		bpf_loop(g->n_tuples, tuple_probe, &w, 0);
+		FP_LOOP(g->n_tuples, tuple_probe, &w);
 	return w.best;
 }
 
@@ -241,7 +245,7 @@ int fp_filter(struct xdp_md *ctx)
 	}
 
 	classify_fields(pkt, g, gen, &c);
-	rule = first_match(pkt, g, gen, &c);
+	rule = fp_flt_first_match(pkt, g, gen, &c);
 	if (rule < FP_MAX_RULES) {
 		inner = bpf_map_lookup_elem(&fp_flt_rules, &gen);
 		r = inner ? bpf_map_lookup_elem(inner, &rule) : 0;
