@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `fastpath status`: every interface with fastpath pins, its state (ok,
+ * iface missing, detached, broken), XDP mode, filled stage slots, rule
+ * count, rule-set generation, load and last apply times.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <linux/bpf.h>
+
+#include "cli/cli.h"
+#include "status/status.h"
+
+/* ISO 8601 in UTC ("2026-12-03T10:06:00Z") of ns since the epoch. */
+static void iso8601(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* "dump,filter" of the filled slots ("slot5" for a slot without a name). */
+static void stage_list(uint32_t mask, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (unsigned s = 0; s < FP_STAGE_MAX && used < len; s++) {
+		const char *name = fp_stage__name(s);
+
+		if (!(mask & (1u << s)))
+			continue;
+		if (name)
+			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "", name);
+		else
+			used += snprintf(buf + used, len - used, "%sslot%u", used ? "," : "", s);
+	}
+}
+
+static void emit_iface(const struct fp_iface_status *st)
+{
+	char when[32], stages[128];
+
+	out_row_begin();
+	out_str("iface", st->name);
+	out_str("state", fp_iface_state__name(st->state));
+	if (st->state == FP_IFACE_BROKEN) {
+		out_null("mode");
+		out_null("stages");
+		out_null("rules");
+		out_null("generation");
+		out_null("loaded");
+		out_null("applied");
+		out_row_end();
+		return;
+	}
+	out_str("mode", fp_xdp_mode__name(st->meta.xdp_flags));
+	stage_list(st->stages, stages, sizeof(stages));
+	out_str("stages", stages[0] ? stages : NULL);
+	out_u64("rules", st->n_rules);
+	out_u64("generation", st->flt.serial);
+	iso8601(st->meta.loaded_ns, when, sizeof(when));
+	out_str("loaded", when);
+	if (st->has_rules && st->flt.applied_ns) {
+		iso8601(st->flt.applied_ns, when, sizeof(when));
+		out_str("applied", when);
+	} else {
+		out_null("applied");
+	}
+	out_row_end();
+}
+
+static int do_status(struct cli *cli, int argc, char **argv)
+{
+	struct fp_iface_status st;
+	char **names;
+	size_t n;
+	int ret;
+
+	cli->cmd = NULL; /* usage errors say "fastpath status: ...", as gen does */
+	ret = cli_nargs(cli, argc, argv, 0, 1);
+	if (ret)
+		return ret;
+	if (argc == 2) { /* one interface */
+		names = &argv[1];
+		n = 1;
+	} else {
+		ret = fp_status__list(cli->bpffs, &names, &n);
+		if (ret)
+			return cli_fail(cli, "cannot read the pin root %s: %s; check --bpffs",
+					fp_bpffs_root(cli->bpffs), strerror(-ret));
+	}
+	out_list_begin("interfaces");
+	for (size_t i = 0; i < n; i++) {
+		ret = fp_status__read(cli->bpffs, names[i], &st, NULL);
+		if (ret)
+			break;
+		if (st.state == FP_IFACE_BROKEN && argc == 2) {
+			out_reset();
+			return cli_fail(cli, "%s", st.err);
+		}
+		if (st.state == FP_IFACE_BROKEN)
+			out_warn("%s", st.err);
+		emit_iface(&st);
+	}
+	out_list_end();
+	if (argc != 2)
+		fp_status__free_list(names, n);
+	if (ret)
+		return cli_fail(cli, "reading the status failed: %s", strerror(-ret));
+	if (n == 0 && !out_is_json())
+		printf("fastpath is not loaded on any interface (no pins under %s)\n",
+		       fp_bpffs_root(cli->bpffs));
+	return CLI_OK;
+}
+
+int cmd_status(struct cli *cli, int argc, char **argv)
+{
+	static const struct cli_verb cmd = {
+		"status", "[IFACE]",
+		"interfaces with fastpath loaded: state, XDP mode, stages, rules, generation, "
+		"load and apply times", do_status,
+	};
+
+	return cli_run(cli, &cmd, argc, argv);
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Prometheus text exposition of fastpath's pins (metrics.h). */
+#include "exporter/metrics.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/bpf.h>
+
+#include "rules/rule.h"
+
+void fp_metrics__put_label(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '"')
+			fputs("\\\"", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* name{iface="IFACE" (then the caller adds ,k="v" pairs and close_labels) */
+static void open_sample(FILE *f, const char *name, const char *iface)
+{
+	fprintf(f, "%s{iface=\"", name);
+	fp_metrics__put_label(f, iface);
+	fputc('"', f);
+}
+
+static void label(FILE *f, const char *key, const char *val)
+{
+	fprintf(f, ",%s=\"", key);
+	fp_metrics__put_label(f, val);
+	fputc('"', f);
+}
+
+static void value_u64(FILE *f, uint64_t v)
+{
+	fprintf(f, "} %" PRIu64 "\n", v);
+}
+
+/* ns since the epoch as seconds, exactly ("1764756360.123456789"). */
+static void value_ts(FILE *f, uint64_t ns)
+{
+	fprintf(f, "} %" PRIu64 ".%09" PRIu64 "\n", ns / 1000000000u, ns % 1000000000u);
+}
+
+/* The rule's id from its canonical text ("?" if it does not parse). */
+static void rule_id(const char *text, char *id, size_t len)
+{
+	struct fp_diags d = { 0 };
+	struct fp_rule r;
+
+	if (fp_rule__parse(text, 0, &r, &d) == 0)
+		snprintf(id, len, "%s", r.id);
+	else
+		snprintf(id, len, "?");
+	fp_diags__free(&d);
+}
+
+static bool readable(const struct fp_metrics_iface *m)
+{
+	return m->view && m->st->state != FP_IFACE_BROKEN;
+}
+
+static const char *stat_verdict(int s)
+{
+	switch (s) {
+	case FP_FLT_ST_RULE_DROP:
+	case FP_FLT_ST_LIMIT_DROP:
+	case FP_FLT_ST_DEFAULT_DROP:
+		return "drop";
+	default:
+		return "pass";
+	}
+}
+
+/* The per-rule counters: packets, bytes, drops, samples. */
+enum rule_value { R_PACKETS, R_BYTES, R_DROPS, R_SAMPLES };
+
+static const struct {
+	const char *name, *help;
+} rule_families[] = {
+	[R_PACKETS] = { "fastpath_rule_packets_total",
+		"Packets each rule decided (the first rule that matched); restarts at 0 when a rule set is applied." },
+	[R_BYTES] = { "fastpath_rule_bytes_total",
+		"Bytes (whole frames) of the packets each rule decided; restarts at 0 when a rule set is applied." },
+	[R_DROPS] = { "fastpath_rule_drops_total",
+		"Packets each rule dropped (a limit rule: those over its rate); restarts at 0 when a rule set is applied." },
+	[R_SAMPLES] = { "fastpath_rule_samples_total",
+		"Packets of each rule sampled for fastpath dump; restarts at 0 when a rule set is applied." },
+};
+
+static uint64_t rule_value(const struct fp_rule_cnt *c, enum rule_value what)
+{
+	switch (what) {
+	case R_PACKETS: return c->packets;
+	case R_BYTES:   return c->bytes;
+	case R_DROPS:   return c->drops;
+	case R_SAMPLES: return c->samples;
+	}
+	return 0;
+}
+
+static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value what)
+{
+	const char *name = rule_families[what].name;
+	char id[FP_RULE_ID_MAX];
+
+	family(f, name, "counter", rule_families[what].help);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct fp_filter_view *v = m->ifaces[i].view;
+
+		if (!readable(&m->ifaces[i]))
+			continue;
+		for (size_t r = 0; r < v->n_rules; r++) {
+			rule_id(v->rules[r].text, id, sizeof(id));
+			open_sample(f, name, m->ifaces[i].st->name);
+			label(f, "rule", id);
+			value_u64(f, rule_value(&v->rules[r].total, what));
+		}
+	}
+}
+
+static void stage_counters(FILE *f, const struct fp_metrics *m, bool bytes)
+{
+	const char *name = bytes ? "fastpath_stage_bytes_total" : "fastpath_stage_packets_total";
+
+	family(f, name, "counter", bytes ?
+	       "Bytes (whole frames) each stage decided, by verdict and by how it decided." :
+	       "Packets each stage decided, by verdict and by how it decided.");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct fp_filter_view *v = m->ifaces[i].view;
+
+		if (!readable(&m->ifaces[i]))
+			continue;
+		for (int s = 0; s < FP_FLT_ST_MAX; s++) {
+			open_sample(f, name, m->ifaces[i].st->name);
+			label(f, "stage", "filter");
+			label(f, "verdict", stat_verdict(s));
+			label(f, "decision", fp_filter_stat__name(s));
+			value_u64(f, bytes ? v->stage[s].bytes : v->stage[s].packets);
+		}
+	}
+}
+
+/* One sample per readable interface of a value taken from its status. */
+enum iface_value { V_RULES, V_GENERATION, V_LOADED, V_APPLIED, V_SAMPLED, V_LOST };
+
+static void iface_gauge(FILE *f, const struct fp_metrics *m, const char *name,
+			const char *type, const char *help, enum iface_value what)
+{
+	family(f, name, type, help);
+	for (size_t i = 0; i < m->n; i++) {
+		const struct fp_iface_status *st = m->ifaces[i].st;
+		const struct fp_filter_view *v = m->ifaces[i].view;
+
+		if (!readable(&m->ifaces[i]))
+			continue;
+		if (what == V_APPLIED && !(st->has_rules && st->flt.applied_ns))
+			continue;
+		open_sample(f, name, st->name);
+		switch (what) {
+		case V_RULES:      value_u64(f, st->n_rules); break;
+		case V_GENERATION: value_u64(f, st->flt.serial); break;
+		case V_LOADED:     value_ts(f, st->meta.loaded_ns); break;
+		case V_APPLIED:    value_ts(f, st->flt.applied_ns); break;
+		case V_SAMPLED:    value_u64(f, v->smp.sampled); break;
+		case V_LOST:       value_u64(f, v->smp.lost); break;
+		}
+	}
+}
+
+static void stage_enabled(FILE *f, const struct fp_metrics *m)
+{
+	const char *name = "fastpath_stage_enabled";
+
+	family(f, name, "gauge", "1 if the stage's slot in the pipeline holds a program, else 0.");
+	for (size_t i = 0; i < m->n; i++) {
+		if (!readable(&m->ifaces[i]))
+			continue;
+		for (unsigned s = 0; s < FP_STAGE_MAX; s++) {
+			if (!fp_stage__name(s))
+				continue;
+			open_sample(f, name, m->ifaces[i].st->name);
+			label(f, "stage", fp_stage__name(s));
+			value_u64(f, !!(m->ifaces[i].st->stages & (1u << s)));
+		}
+	}
+}
+
+static void iface_info(FILE *f, const struct fp_metrics *m)
+{
+	const char *name = "fastpath_interface_info";
+
+	family(f, name, "gauge",
+	       "1 for every interface with fastpath pins; state is ok, iface missing, detached or broken.");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct fp_iface_status *st = m->ifaces[i].st;
+
+		open_sample(f, name, st->name);
+		label(f, "state", fp_iface_state__name(st->state));
+		label(f, "mode", st->state == FP_IFACE_BROKEN ? "unknown" :
+		      fp_xdp_mode__name(st->meta.xdp_flags));
+		value_u64(f, 1);
+	}
+}
+
+int fp_metrics__render(const struct fp_metrics *m, char **text, size_t *len)
+{
+	FILE *f;
+
+	if (!m || !text || !len || (m->n && !m->ifaces))
+		return -EINVAL;
+	*text = NULL;
+	*len = 0;
+	f = open_memstream(text, len);
+	if (!f)
+		return -ENOMEM;
+	for (int r = R_PACKETS; r <= R_SAMPLES; r++)
+		rule_counters(f, m, r);
+	stage_counters(f, m, false);
+	stage_counters(f, m, true);
+	iface_gauge(f, m, "fastpath_samples_total", "counter",
+		    "Packets selected for sampling (rule sample 1/N, fastpath dump), all time.",
+		    V_SAMPLED);
+	iface_gauge(f, m, "fastpath_samples_lost_total", "counter",
+		    "Selected packets the kernel could not queue for fastpath dump (ring full), all time.",
+		    V_LOST);
+	iface_gauge(f, m, "fastpath_rules", "gauge", "Rules in the live rule set.", V_RULES);
+	iface_gauge(f, m, "fastpath_generation", "gauge",
+		    "Rule sets applied since the pipeline was loaded (the live generation).",
+		    V_GENERATION);
+	iface_gauge(f, m, "fastpath_loaded_timestamp_seconds", "gauge",
+		    "When the pipeline was loaded, in seconds since the epoch.", V_LOADED);
+	iface_gauge(f, m, "fastpath_applied_timestamp_seconds", "gauge",
+		    "When the live rule set was applied, in seconds since the epoch.", V_APPLIED);
+	stage_enabled(f, m);
+	iface_info(f, m);
+	family(f, "fastpath_scrape_errors_total", "counter",
+	       "Interfaces (or pin roots) this exporter could not read, over all scrapes.");
+	fprintf(f, "fastpath_scrape_errors_total %" PRIu64 "\n", m->scrape_errors);
+	if (fclose(f)) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len)
+{
+	struct fp_metrics_iface *ifs = NULL;
+	struct fp_iface_status *st = NULL;
+	struct fp_filter_view *views = NULL;
+	struct fp_metrics m = { 0 };
+	char **names = NULL;
+	size_t n = 0, done = 0;
+	int ret;
+
+	if (!errors)
+		return -EINVAL;
+	ret = fp_status__list(bpffs, &names, &n);
+	if (ret) {
+		++*errors;
+		n = 0;
+	}
+	if (n) {
+		ifs = calloc(n, sizeof(*ifs));
+		st = calloc(n, sizeof(*st));
+		views = calloc(n, sizeof(*views));
+		if (!ifs || !st || !views) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	for (; done < n; done++) {
+		ret = fp_status__read(bpffs, names[done], &st[done], &views[done]);
+		if (ret)
+			goto out;
+		if (st[done].state == FP_IFACE_BROKEN)
+			++*errors;
+		ifs[done].st = &st[done];
+		ifs[done].view = st[done].state == FP_IFACE_BROKEN ? NULL : &views[done];
+	}
+	m.ifaces = ifs;
+	m.n = n;
+	m.scrape_errors = *errors;
+	ret = fp_metrics__render(&m, text, len);
+out:
+	for (size_t i = 0; i < done; i++)
+		fp_filter_view__free(&views[i]);
+	free(views);
+	free(st);
+	free(ifs);
+	fp_status__free_list(names, n);
+	return ret;
+}
