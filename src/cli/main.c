@@ -159,7 +159,12 @@ int cli_usage(const struct cli *cli, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (cli->cmd)
+	if (cli->cmd && cli->object && !strcmp(cli->object, cli->cmd->name))
+		/* an object without verbs (gen, dump, status): its name once */
+		out_err("%s: %s; usage: fastpath %s%s%s", cli->object, msg, cli->object,
+			cli->cmd->args && *cli->cmd->args ? " " : "",
+			cli->cmd->args ? cli->cmd->args : "");
+	else if (cli->cmd)
 		out_err("%s %s: %s; usage: fastpath %s %s%s%s", cli->object, cli->cmd->name,
 			msg, cli->object, cli->cmd->name,
 			cli->cmd->args && *cli->cmd->args ? " " : "",
