@@ -20,11 +20,23 @@ struct {
 	__type(value, struct fp_sample_buf);
 } fp_smp_buf SEC(".maps");
 
-/* 1 in n, at random (n <= 1: always). */
-static __always_inline int fp_one_in(__u32 n)
+/*
+ * 1 in n at random, at the cost of a decrement per packet: after each
+ * sample, the number of packets to skip is drawn uniformly from 0..2n-2
+ * (mean n-1), as sFlow agents do, so the random draw is per sample.
+ */
+static __always_inline int fp_sample_due(__u64 *skip, __u32 n)
 {
-	return n <= 1 || bpf_get_prandom_u32() % n == 0;
+	if (n <= 1)
+		return 1;
+	if (*skip) {
+		(*skip)--;
+		return 0;
+	}
+	*skip = bpf_get_prandom_u32() % (2 * n - 1);
+	return 1;
 }
+
 
 /* Returns 1 when the sample reached the ring. */
 static __always_inline int fp_sample(struct xdp_md *ctx, struct fp_pkt *pkt, __u32 snaplen,

@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 5
+#define FP_ABI_VERSION 7
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -233,8 +233,9 @@ struct fp_rule_cnt {
 	__u64 bytes;
 	__u64 drops;           /* packets the rule dropped (limit: over the rate) */
 	__u64 samples;         /* packets of the rule sampled into fp_ring */
+	__u64 skip;            /* sampling: packets to let go before the next sample */
 };
-FP_ABI_ASSERT(sizeof(struct fp_rule_cnt) == 32);
+FP_ABI_ASSERT(sizeof(struct fp_rule_cnt) == 40);
 
 /* fp_flt_stats (per CPU, survives applies): how the stage decided. */
 enum fp_flt_stat {
@@ -295,6 +296,7 @@ enum fp_sample_why {
 struct fp_smp_stats {
 	__u64 sampled;
 	__u64 lost;
+	__u64 skip;            /* dump --sample: packets to let go before the next */
 };
 
 /* One rule's terms, for the dump stage's --match (evaluated directly). */

@@ -202,9 +202,10 @@ static __always_inline int limit_conforms(const struct fp_flt_rule *r, struct fp
  */
 static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
 					 const struct fp_flt_rule *r, __u32 rule, __u32 verdict,
-					 __u16 serial)
+					 __u16 serial, struct fp_rule_cnt *rc)
 {
-	__u32 zero = 0, n;
+	__u32 zero = 0;
+	struct fp_smp_stats *st;
 	struct fp_dump_cfg *d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
 	__u64 ident = r ? r->ident : 0;
 
@@ -213,9 +214,14 @@ static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
 	if ((d->use_match && !pkt->dump_mark) || (d->drops_only && verdict != XDP_DROP) ||
 	    (d->rule_ident && d->rule_ident != ident))
 		return 0;
-	n = d->sample_n ? d->sample_n : r && r->sample_n ? r->sample_n : 1;
-	if (!fp_one_in(n))
-		return 0;
+	if (d->sample_n > 1) {
+		st = bpf_map_lookup_elem(&fp_smp_stats, &zero);
+		if (!st || !fp_sample_due(&st->skip, d->sample_n))
+			return 0;
+	} else if (!d->sample_n && r && r->sample_n > 1) {
+		if (!rc || !fp_sample_due(&rc->skip, r->sample_n))
+			return 0;
+	}
 	return fp_sample(ctx, pkt, d->snaplen, verdict, rule, ident,
 			 d->use_match ? FP_SMP_MATCH : d->sample_n ? FP_SMP_DUMP : FP_SMP_RULE,
 			 serial);
@@ -229,6 +235,7 @@ int fp_filter(struct xdp_md *ctx)
 	struct fp_flt_state *st = bpf_map_lookup_elem(&fp_flt_state, &zero);
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
+	struct fp_rule_cnt *rc = 0;
 	struct fp_cls c;
 	void *inner;
 
@@ -240,7 +247,7 @@ int fp_filter(struct xdp_md *ctx)
 	g = inner ? bpf_map_lookup_elem(inner, &zero) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
-		maybe_sample(ctx, pkt, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial);
+		maybe_sample(ctx, pkt, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial, 0);
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
@@ -262,18 +269,18 @@ int fp_filter(struct xdp_md *ctx)
 		stat = verdict == XDP_DROP ? FP_FLT_ST_RULE_DROP : FP_FLT_ST_RULE_PASS;
 	}
 
-	sampled = maybe_sample(ctx, pkt, r, rule, verdict, st->serial);
 	inner = bpf_map_lookup_elem(&fp_flt_cnt, &gen);
 	if (inner) {
 		__u32 idx = rule < FP_MAX_RULES ? rule : FP_MAX_RULES;
-		struct fp_rule_cnt *rc = bpf_map_lookup_elem(inner, &idx);
 
-		if (rc) {
-			rc->packets++;
-			rc->bytes += bytes;
-			rc->drops += verdict == XDP_DROP;
-			rc->samples += sampled;
-		}
+		rc = bpf_map_lookup_elem(inner, &idx);
+	}
+	sampled = maybe_sample(ctx, pkt, r, rule, verdict, st->serial, rc);
+	if (rc) {
+		rc->packets++;
+		rc->bytes += bytes;
+		rc->drops += verdict == XDP_DROP;
+		rc->samples += sampled;
 	}
 	count(&fp_flt_stats, stat, bytes);
 	if (record_last) {
