@@ -4,6 +4,7 @@
  * fp_bpfgen__generate() (bpfgen.h).
  */
 #include "bpfgen/bpfgen_internal.h"
+#include "bpfgen/gen_rule.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,12 +23,14 @@ static const struct {
 	{ "dns", fp_bpfgen_dns },
 	{ "dns_validate", fp_bpfgen_dns_validate },
 	{ "p0f", fp_bpfgen_p0f },
+	{ "rule", fp_bpfgen_rule },
 	{ "suffix", fp_bpfgen_suffix },
 	{ "tcpdump", fp_bpfgen_tcpdump },
 };
 #define N_GENERATORS (sizeof(generators) / sizeof(generators[0]))
 
-const char *const fp_bpfgen_types[] = { "dns", "dns_validate", "p0f", "suffix", "tcpdump", NULL };
+const char *const fp_bpfgen_types[] = { "dns", "dns_validate", "p0f", "rule", "suffix",
+					     "tcpdump", NULL };
 
 int gen_error(struct fp_bpfgen_err *err, enum fp_bpfgen_errkind kind, const char *fmt, ...)
 {
@@ -156,7 +159,7 @@ int fp_bpfgen__generate(const struct fp_bpfgen_opts *o, int argc, char **argv,
 	if (i == N_GENERATORS)
 		return gen_error(err, FP_BPFGEN_USAGE,
 				 "unknown generator '%s' (choose from dns, dns_validate, p0f, "
-				 "suffix, tcpdump)", argv[0]);
+				 "rule, suffix, tcpdump)", argv[0]);
 	out->casm = fp_casm__new();
 	if (!out->casm)
 		return gen_error(err, FP_BPFGEN_RUNTIME, "out of memory");

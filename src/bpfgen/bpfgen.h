@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fastpath bpfgen: classic BPF generators compatible with Cloudflare's
- * bpfgen (bpftools): dns, dns_validate, suffix, tcpdump, p0f.
+ * bpfgen (bpftools): dns, dns_validate, suffix, tcpdump, p0f; and `rule`,
+ * the fastpath rule model's terms lowered to classic BPF.
  *
  *   struct fp_bpfgen_opts o = { .l3_off = 0 };
  *   struct fp_bpfgen_out out;
@@ -49,7 +50,7 @@ struct fp_bpfgen_out {
 	struct fp_cbpf prog;  /* the resolved program */
 };
 
-/* The generator names, NULL-terminated: dns, dns_validate, p0f, suffix, tcpdump. */
+/* The generator names, NULL-terminated: dns, dns_validate, p0f, rule, suffix, tcpdump. */
 extern const char *const fp_bpfgen_types[];
 
 /*
@@ -61,6 +62,23 @@ int fp_bpfgen__generate(const struct fp_bpfgen_opts *o, int argc, char **argv,
 			struct fp_bpfgen_out *out, struct fp_bpfgen_err *err);
 
 void fp_bpfgen_out__free(struct fp_bpfgen_out *out);
+
+/*
+ * The rule model (src/rules/rule.h) to classic BPF: a program returning
+ * non-zero exactly on the packets the rule's terms match, as the
+ * reference matcher (src/rules/match_ref.h) says; the action and options
+ * are ignored. o->l3_off is 0 (the packet starts at the IP header, as
+ * xt_bpf sees it; the family from the version nibble) or 14 (Ethernet);
+ * o->negate swaps the return values; o->inet6 is refused. Returns 0 and
+ * fills out, or -EINVAL (USAGE: e.g. vlan at offset 0) / -ENOMEM.
+ */
+struct fp_rule;
+int fp_bpfgen__rule(const struct fp_bpfgen_opts *o, const struct fp_rule *rule,
+		    struct fp_bpfgen_out *out, struct fp_bpfgen_err *err);
+
+/* Parses rule text for fp_bpfgen__rule: an action is optional (the terms
+ * alone will do). 0, or -EINVAL with err->msg "rule: column N: ...". */
+int fp_bpfgen__rule_parse(const char *text, struct fp_rule *rule, struct fp_bpfgen_err *err);
 
 /*
  * The dns generator's pattern language, exposed for tests and fuzzing:

@@ -9,6 +9,9 @@
  * the `iptables -m bpf --bytecode` line, or with -s the bpf_asm assembly.
  * Exit 0 ok, 1 runtime failure, 2 usage error (where the reference crashed
  * or exited 255 on bad input).
+ *
+ * Two types are fastpath's own: `rule TERMS` (the rule model's terms as one
+ * program) and `rules FILE` (one line `ID BYTECODE` per rule of a rule file).
  */
 #include "cli/cli.h"
 
@@ -18,6 +21,8 @@
 #include <string.h>
 
 #include "bpfgen/bpfgen.h"
+#include "cli/rulefile.h"
+#include "rules/rule.h"
 
 static const char bpfgen_usage[] =
 	"usage: fastpath bpfgen [-h] [-6] [-n] [-o OFFSET] [-s] TYPE [--] [PARAMETERS ...]";
@@ -34,6 +39,8 @@ static const char bpfgen_help[] =
 	"  suffix        packets ending with given bytes\n"
 	"  tcpdump       a pcap-filter expression, compiled with libpcap\n"
 	"  p0f           TCP packets fitting a p0f v3 signature\n"
+	"  rule          the terms of a fastpath rule (fastpath-rules(7))\n"
+	"  rules         every rule of a rule file: one line 'ID BYTECODE' each\n"
 	"\n"
 	"Each generator has its own help: fastpath bpfgen dns -- --help\n"
 	"\n"
@@ -50,6 +57,8 @@ static const char bpfgen_help[] =
 	"  fastpath bpfgen dns -- example.com '*.example.com' '*.*.example.com'\n"
 	"  fastpath bpfgen dns_validate -- --strict\n"
 	"  fastpath bpfgen -s -n -o 14 -6 suffix -- 010203\n"
+	"  fastpath bpfgen rule 'udp dport 53 qname *.example.com'\n"
+	"  fastpath bpfgen -o 14 rules /etc/fastpath/rules\n"
 	"  iptables -A INPUT -p udp --dport 53 -m bpf \\\n"
 	"      --bytecode \"$(fastpath bpfgen dns -- '*.example.com')\" -j DROP\n"
 	"\n"
@@ -175,6 +184,86 @@ static int parse_top(struct top *t, int argc, char **argv)
 	return 0;
 }
 
+static void warn_xt_bpf(const char *what, size_t len)
+{
+	if (len > FP_XT_BPF_MAXINSNS)
+		fprintf(stderr,
+			"fastpath bpfgen: warning: %s%sthe program has %zu instructions; "
+			"iptables -m bpf (xt_bpf) takes at most %d\n",
+			what, *what ? ": " : "", len, FP_XT_BPF_MAXINSNS);
+}
+
+/* `rules FILE`: one line "ID N,code jt jf k,..." per rule (-s: assembly). */
+static int run_rules(struct top *t)
+{
+	struct fp_ruleset set = { 0 };
+	struct fp_diags d = { 0 };
+	const char *path;
+	size_t len, i;
+	char *text;
+	int r, ret = CLI_OK;
+
+	if (t->npos != 2)
+		return usage_error("rules takes one FILE ('-' for stdin)%s", "");
+	path = t->pos[1];
+	text = cli_slurp(path, &len);
+	if (!text) {
+		fprintf(stderr, "fastpath bpfgen: cannot read rule file %s: %s\n", path,
+			strerror(errno));
+		return CLI_FAIL;
+	}
+	r = fp_ruleset__parse(text, len, &set, &d);
+	free(text);
+	if (r == -EINVAL) {
+		size_t shown = d.n < d.cap ? d.n : d.cap;
+
+		for (i = 0; i < shown; i++)
+			fprintf(stderr, "%s:%u:%u: %s\n", path, d.v[i].line, d.v[i].col, d.v[i].msg);
+		if (d.n > shown)
+			fprintf(stderr, "%s: %zu more errors\n", path, d.n - shown);
+		fp_diags__free(&d);
+		return CLI_USAGE;
+	}
+	fp_diags__free(&d);
+	if (r) {
+		fprintf(stderr, "fastpath bpfgen: parsing %s failed: %s\n", path, strerror(-r));
+		return CLI_FAIL;
+	}
+	for (i = 0; i < set.n && ret == CLI_OK; i++) {
+		const struct fp_rule *rule = &set.rules[i];
+		struct fp_bpfgen_out out;
+		struct fp_bpfgen_err err;
+
+		if (fp_bpfgen__rule(&t->o, rule, &out, &err)) {
+			fprintf(stderr, "%s:%u: rule %s: %s\n", path, rule->line, rule->id,
+				!strncmp(err.msg, "rule: ", 6) ? err.msg + 6 : err.msg);
+			ret = err.kind == FP_BPFGEN_RUNTIME ? CLI_FAIL : CLI_USAGE;
+			break;
+		}
+		if (t->assembly) {
+			printf("; rule %s (line %u)\n", rule->id, rule->line);
+			fp_casm__print(out.casm, stdout);
+			putchar('\n');
+		} else {
+			printf("%s ", rule->id);
+			fp_cbpf__print(&out.prog, stdout);
+		}
+		if (out.prog.len > FP_XT_BPF_MAXINSNS) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "rule %s", rule->id);
+			warn_xt_bpf(what, out.prog.len);
+		}
+		fp_bpfgen_out__free(&out);
+	}
+	fp_ruleset__free(&set);
+	if (fflush(stdout)) {
+		fprintf(stderr, "fastpath bpfgen: cannot write the output: %s\n", strerror(errno));
+		return CLI_FAIL;
+	}
+	return ret;
+}
+
 static int run(struct top *t)
 {
 	struct fp_bpfgen_out out;
@@ -203,11 +292,7 @@ static int run(struct top *t)
 	} else {
 		r = fp_cbpf__print(&out.prog, stdout);
 	}
-	if (out.prog.len > FP_XT_BPF_MAXINSNS)
-		fprintf(stderr,
-			"fastpath bpfgen: warning: the program has %zu instructions; "
-			"iptables -m bpf (xt_bpf) takes at most %d\n",
-			out.prog.len, FP_XT_BPF_MAXINSNS);
+	warn_xt_bpf("", out.prog.len);
 	fp_bpfgen_out__free(&out);
 	if (fflush(stdout) || r) {
 		fprintf(stderr, "fastpath bpfgen: cannot write the output: %s\n", strerror(errno));
@@ -232,9 +317,11 @@ int cmd_bpfgen(int argc, char **argv)
 		for (i = 0; fp_bpfgen_types[i]; i++)
 			if (!strcmp(t.pos[0], fp_bpfgen_types[i]))
 				break;
-		if (!fp_bpfgen_types[i])
+		if (!strcmp(t.pos[0], "rules"))
+			r = run_rules(&t);
+		else if (!fp_bpfgen_types[i])
 			r = usage_error("invalid TYPE '%s' (choose from dns, dns_validate, p0f, "
-					"suffix, tcpdump)", t.pos[0]);
+					"rule, rules, suffix, tcpdump)", t.pos[0]);
 		else
 			r = run(&t);
 	}

@@ -1,4 +1,4 @@
-// fuzz-sources: src/bpfgen/bpfgen.c src/bpfgen/cbpf.c src/bpfgen/cbpf_check.c src/bpfgen/cbpf_print.c src/bpfgen/dns_pattern.c src/bpfgen/gen_dns.c src/bpfgen/gen_dns_validate.c src/bpfgen/gen_suffix.c src/bpfgen/gen_tcpdump.c src/bpfgen/gen_p0f.c src/bpfgen/p0f.c
+// fuzz-sources: src/bpfgen/bpfgen.c src/bpfgen/cbpf.c src/bpfgen/cbpf_check.c src/bpfgen/cbpf_print.c src/bpfgen/dns_pattern.c src/bpfgen/gen_dns.c src/bpfgen/gen_dns_validate.c src/bpfgen/gen_suffix.c src/bpfgen/gen_tcpdump.c src/bpfgen/gen_p0f.c src/bpfgen/p0f.c src/bpfgen/gen_rule.c src/bpfgen/gen_rule_emit.c src/bpfgen/gen_rule_ip6.c src/bpfgen/gen_rule_dns.c src/rules/lexer.c src/rules/values.c src/rules/parse.c src/rules/ruleset.c src/rules/format.c
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer over bpfgen's pattern parsers and code generators: any input
