@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * filter_cost: ns per packet of the fastpath pipeline by BPF_PROG_TEST_RUN
+ * (repeat 1,000,000) at 1, 10, 1,000 and 10,000 rules of realistic mixed
+ * rule sets (bench/rulegen.h), on a mix of packets, side by side with the
+ * anchors run the same way in the same process: a bare XDP_DROP program and
+ * xdp-filter's own objects (-f all and -f udp) with one equivalent port rule.
+ *
+ *   build/bench/filter_cost [--repeat N] [--rounds N] [--write-rules DIR]
+ *
+ * Prints markdown tables (bench/run.sh puts them in docs/benchmarks.md).
+ * --write-rules DIR only writes DIR/N.rules and DIR/N.nft for N in the sizes
+ * and exits. Needs root (BPF).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "common/pkt.h"
+#include "filter/filter.h"
+#include "rules/rule.h"
+#include "rulegen.h"
+
+#define XDPFILT_DIR "/usr/lib/x86_64-linux-gnu/bpf"
+#define XDPFILT_FLAG_DST 2  /* xdp-filter common_kern_user.h: MAP_FLAG_DST */
+#define XDPFILT_FLAG_UDP 8  /* MAP_FLAG_UDP */
+
+static const size_t sizes[] = { 1, 10, 1000, 10000 };
+#define N_SIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+enum { P_FLOOD, P_TCP, P_DNS, P_TORTURE, N_PKTS };
+static const char *pkt_names[N_PKTS] = {
+	"UDP flood (drop)", "TCP legit (pass)", "DNS legit (pass)", "DNS torture (drop)",
+};
+static struct pkt pkts[N_PKTS];
+
+static unsigned repeat = 1000000, rounds = 3;
+
+static void build_packets(void)
+{
+	struct pkt *b;
+
+	b = &pkts[P_FLOOD];    /* what `fastpath gen --udp 11211` sends: 60 bytes */
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "198.18.0.1", .dst = RG_VICTIM, .ttl = 64 });
+	pkt_udp(b, 12345, RG_FLOOD_PORT);
+	pkt_bytes(b, "fastpath-gen\0\0\0\0\0\0", 18);
+	pkt_finish(b);
+
+	b = &pkts[P_TCP];      /* an established HTTP exchange, 100 bytes of payload */
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "172.16.5.10", .dst = RG_VICTIM, .ttl = 61 });
+	pkt_tcp(b, 40123, 80, PKT_ACK | PKT_PSH);
+	pkt_bytes(b, "GET / HTTP/1.1\r\nHost: victim.example\r\nUser-Agent: curl/7.88.1\r\n"
+		     "Accept: */*\r\n\r\n0123456789abcdefghij", 100);
+	pkt_finish(b);
+
+	b = &pkts[P_DNS];
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "172.16.5.53", .dst = RG_VICTIM, .ttl = 62 });
+	pkt_udp(b, 41000, 53);
+	pkt_dns_query(b, "www.example.com", 1);
+	pkt_finish(b);
+
+	b = &pkts[P_TORTURE];  /* what `fastpath gen --dns x7k2.victim.example --rand-label` sends */
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "198.18.0.1", .dst = RG_VICTIM, .ttl = 64 });
+	pkt_udp(b, 12345, 53);
+	pkt_dns_query(b, "x7k2q9.victim.example", 1);
+	pkt_finish(b);
+}
+
+/* Median over rounds of the kernel's average ns per run; also the verdict. */
+static double cost(int prog_fd, const struct pkt *p, uint32_t *verdict)
+{
+	double v[16];
+	unsigned n = rounds < 16 ? rounds : 16;
+
+	for (unsigned r = 0; r < n; r++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = (__u32)p->len,
+			    .repeat = repeat);
+
+		if (bpf_prog_test_run_opts(prog_fd, &o)) {
+			fprintf(stderr, "filter_cost: BPF_PROG_TEST_RUN: %s\n", strerror(errno));
+			exit(1);
+		}
+		v[r] = o.duration;
+		*verdict = o.retval;
+	}
+	for (unsigned i = 1; i < n; i++)      /* insertion sort, tiny */
+		for (unsigned j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			double t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return v[n / 2];
+}
+
+struct row {
+	char name[64];
+	double ns[N_PKTS], mean;
+	uint32_t verdict[N_PKTS];
+};
+
+static void measure(int fd, const char *name, struct row *r)
+{
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->mean = 0;
+	for (int i = 0; i < N_PKTS; i++) {
+		r->ns[i] = cost(fd, &pkts[i], &r->verdict[i]);
+		r->mean += r->ns[i] / N_PKTS;
+	}
+}
+
+static int bare_drop(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_DROP },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "bench_drop", "GPL", insns, 2, NULL);
+
+	if (fd < 0) {
+		fprintf(stderr, "filter_cost: loading a bare XDP_DROP program: %s (run as root)\n",
+			strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+/* xdp-filter's object for a feature set ("all", "udp"), in its default
+ * allow mode (match = drop), with `xdp-filter port 11211 -m dst -p udp`. */
+static int xdpfilt(const char *feat, struct bpf_object **objp)
+{
+	char path[256];
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	int ncpu = libbpf_num_possible_cpus(), fd;
+	__u32 key = htons(RG_FLOOD_PORT);  /* the program looks the port up as in the header */
+	__u64 *vals;
+
+	snprintf(path, sizeof(path), "%s/xdpfilt_alw_%s.o", XDPFILT_DIR, feat);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj) {
+		fprintf(stderr, "filter_cost: %s: %s (install xdp-tools)\n", path, strerror(errno));
+		return -1;
+	}
+	bpf_object__for_each_map(m, obj)
+		bpf_map__set_pin_path(m, NULL);   /* never touch xdp-filter's own pins */
+	if (bpf_object__load(obj)) {
+		fprintf(stderr, "filter_cost: loading %s: %s\n", path, strerror(errno));
+		bpf_object__close(obj);
+		return -1;
+	}
+	prog = bpf_object__next_program(obj, NULL);
+	m = bpf_object__find_map_by_name(obj, "filter_ports");
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!prog || !m || !vals) {
+		fprintf(stderr, "filter_cost: %s: no program or no filter_ports map\n", path);
+		exit(1);
+	}
+	for (int c = 0; c < ncpu; c++)
+		vals[c] = XDPFILT_FLAG_DST | XDPFILT_FLAG_UDP;
+	if (bpf_map_update_elem(bpf_map__fd(m), &key, vals, 0)) {
+		fprintf(stderr, "filter_cost: %s: setting the port rule: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	free(vals);
+	fd = bpf_program__fd(prog);
+	*objp = obj;
+	return fd;
+}
+
+static int fastpath_with(size_t n, struct fp_filter **fp)
+{
+	struct rg_buf text, nft;
+	struct fp_ruleset set = { 0 };
+	struct fp_diags d = { 0 };
+	char err[256] = "";
+	int ret;
+
+	rg_ruleset(n, &text, &nft);
+	ret = fp_ruleset__parse(text.p, text.len, &set, &d);
+	if (ret) {
+		fprintf(stderr, "filter_cost: generated set of %zu rules does not parse (%d): "
+			"%u:%u: %s\n", n, ret, d.n ? d.v[0].line : 0, d.n ? d.v[0].col : 0,
+			d.n ? d.v[0].msg : "");
+		exit(1);
+	}
+	ret = fp_filter__open_test(fp, err, sizeof(err));
+	if (!ret)
+		ret = fp_filter__apply(*fp, &set, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "filter_cost: %zu rules: %s\n", n, err);
+		exit(1);
+	}
+	fp_ruleset__free(&set);
+	fp_diags__free(&d);
+	free(text.p);
+	free(nft.p);
+	return fp_filter__entry_fd(*fp);
+}
+
+static int write_rules(const char *dir)
+{
+	char path[512];
+
+	mkdir(dir, 0755);
+	for (size_t i = 0; i < N_SIZES; i++) {
+		struct rg_buf text, nft;
+		FILE *f;
+
+		rg_ruleset(sizes[i], &text, &nft);
+		for (int k = 0; k < 2; k++) {
+			snprintf(path, sizeof(path), "%s/%zu.%s", dir, sizes[i], k ? "nft" : "rules");
+			f = fopen(path, "w");
+			if (!f || fwrite(k ? nft.p : text.p, 1, k ? nft.len : text.len, f) !=
+				  (k ? nft.len : text.len)) {
+				fprintf(stderr, "filter_cost: writing %s: %s\n", path, strerror(errno));
+				return 1;
+			}
+			fclose(f);
+		}
+		free(text.p);
+		free(nft.p);
+	}
+	return 0;
+}
+
+static const char *vname(uint32_t v)
+{
+	return v == XDP_DROP ? "drop" : v == XDP_PASS ? "pass" : "other";
+}
+
+static void print_row(const struct row *r, const struct row *bare, const struct row *all,
+		      const struct row *udp)
+{
+	printf("| %s |", r->name);
+	for (int i = 0; i < N_PKTS; i++)
+		printf(" %.1f (%s) |", r->ns[i], vname(r->verdict[i]));
+	printf(" **%.1f** | %.2fx | %.2fx | %.2fx |\n", r->mean, r->mean / bare->mean,
+	       all ? r->mean / all->mean : 0, udp ? r->mean / udp->mean : 0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'n' },
+		{ "write-rules", required_argument, NULL, 'w' },
+		{ 0 },
+	};
+	struct row bare, all, udp, fp[N_SIZES];
+	struct bpf_object *o_all = NULL, *o_udp = NULL;
+	bool have_all, have_udp;
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': repeat = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'n': rounds = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'w': return write_rules(optarg);
+		default:
+			fprintf(stderr, "usage: filter_cost [--repeat N] [--rounds N] [--write-rules DIR]\n");
+			return 2;
+		}
+	}
+	if (!repeat || !rounds) {
+		fprintf(stderr, "filter_cost: --repeat and --rounds must be positive\n");
+		return 2;
+	}
+	libbpf_set_print(NULL);
+	build_packets();
+
+	measure(bare_drop(), "bare XDP_DROP", &bare);
+	fd = xdpfilt("all", &o_all);
+	if ((have_all = fd >= 0))
+		measure(fd, "xdp-filter -f all, 1 port rule", &all);
+	fd = xdpfilt("udp", &o_udp);
+	if ((have_udp = fd >= 0))
+		measure(fd, "xdp-filter -f udp, 1 port rule", &udp);
+	for (size_t i = 0; i < N_SIZES; i++) {
+		struct fp_filter *f = NULL;
+		char name[64];
+
+		fd = fastpath_with(sizes[i], &f);
+		snprintf(name, sizeof(name), "fastpath, %zu rule%s", sizes[i], sizes[i] > 1 ? "s" : "");
+		measure(fd, name, &fp[i]);
+		fp_filter__close(f);
+	}
+
+	printf("ns per packet, BPF_PROG_TEST_RUN repeat %u, median of %u runs; "
+	       "mix = mean of the four packets\n\n", repeat, rounds);
+	printf("| program |");
+	for (int i = 0; i < N_PKTS; i++)
+		printf(" %s |", pkt_names[i]);
+	printf(" mix | vs bare | vs xdp-filter all | vs xdp-filter udp |\n|---|");
+	for (int i = 0; i < N_PKTS + 4; i++)
+		printf("---:|");
+	printf("\n");
+	print_row(&bare, &bare, have_all ? &all : NULL, have_udp ? &udp : NULL);
+	if (have_all)
+		print_row(&all, &bare, &all, have_udp ? &udp : NULL);
+	if (have_udp)
+		print_row(&udp, &bare, have_all ? &all : NULL, &udp);
+	for (size_t i = 0; i < N_SIZES; i++)
+		print_row(&fp[i], &bare, have_all ? &all : NULL, have_udp ? &udp : NULL);
+	printf("\nfastpath cost at 10,000 rules / cost at 10 rules (mix): **%.3f** (goal <= 1.3); "
+	       "UDP flood packet alone: %.3f\n", fp[3].mean / fp[1].mean,
+	       fp[3].ns[P_FLOOD] / fp[1].ns[P_FLOOD]);
+	bpf_object__close(o_all);
+	bpf_object__close(o_udp);
+	return 0;
+}

@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# Drop rate (packets/s) on a veth between two namespaces, one target at a
+# time, interleaved over several rounds:
+#
+#   bench/filter_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-o OUT.md]
+#
+# targets: bare (XDP_DROP, the floor), fp10 and fp10k (fastpath with the
+# 10 and 10,000 rule sets of bench/rulegen.h), xdpf_all and xdpf_udp
+# (xdp-filter -f all / -f udp, one port rule), nft (nftables netdev ingress
+# drop), ipt (iptables raw PREROUTING drop; Debian's iptables is the
+# nf_tables backend). Every target drops 60 B UDP to port 11211.
+#
+# Method (DESIGN.md, "Facts of this machine"): the generator (`fastpath gen`)
+# is pinned on CPU0, the receiver veth's threaded NAPI kthread on CPU1. A 1 s
+# unpaced probe finds what the target takes; the generator is then paced
+# 10% above that (raised while the receiver drops nothing at its ring), as a
+# NIC drops what it cannot take at no CPU cost. Each second of the window
+# the receiver veth's rx_packets gives the rate handled; ethtool -S
+# (rx_queue_0_xdp_drops), the nft/iptables rule counters and /proc/net/snmp
+# (Ip InReceives) say where the packets went, so a target that passes
+# packets up can never look like a fast dropper. Reported: median of all
+# seconds over all rounds, the spread of the round medians, the share of
+# handled packets the target dropped. bpf_stats is switched off for the run.
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FP=$REPO/build/fastpath
+ATTACH=$REPO/build/bench/xdp_drop_attach
+COST=$REPO/build/bench/filter_cost
+ROUNDS=4 WINDOW=5 OUT=
+TARGETS="bare fp10 fp10k xdpf_all xdpf_udp nft ipt"
+PORT=11211
+while getopts "r:w:t:o:" c; do
+	case $c in
+	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-t TARGETS] [-o OUT.md]" >&2; exit 2 ;;
+	esac
+done
+(( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 )) ||
+	{ echo "filter_rate: ROUNDS 1..20, WINDOW 1..60" >&2; exit 2; }
+[[ $(id -u) == 0 ]] || { echo "filter_rate: needs root" >&2; exit 77; }
+for c in ip ethtool taskset nft iptables xdp-filter "$FP" "$ATTACH" "$COST"; do
+	command -v "$c" >/dev/null || { echo "filter_rate: needs $c (make; scripts/deps.sh)" >&2; exit 77; }
+done
+(( $(nproc) >= 2 )) || { echo "filter_rate: needs 2 CPUs" >&2; exit 77; }
+
+ID=fr$(( $$ % 10000 ))
+NSG=${ID}g NSR=${ID}r IFG=${ID}a IFR=${ID}b
+TMP=$(mktemp -d /tmp/fp-bench-rate.XXXXXX)
+GEN_PID= STATS_OLD=
+declare -A PPS=()
+log() { printf '[%s filter_rate] %s\n' "$(date +%T)" "$*" >&2; }
+
+cleanup() {
+	set +e
+	[[ -n $GEN_PID ]] && kill "$GEN_PID" 2>/dev/null && wait "$GEN_PID" 2>/dev/null
+	ip netns del "$NSG" 2>/dev/null
+	ip netns del "$NSR" 2>/dev/null
+	for m in "$TMP/bpffs" "$TMP/xbpffs"; do
+		mountpoint -q "$m" && umount "$m"
+	done
+	[[ -n $STATS_OLD ]] && sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'log interrupted; exit 130' INT TERM
+
+# Private copies: a rebuild of build/ during the run must not break it.
+cp "$FP" "$TMP/fastpath" && cp "$ATTACH" "$TMP/xdp_drop_attach" || exit 1
+FP=$TMP/fastpath ATTACH=$TMP/xdp_drop_attach
+STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=0
+mkdir -p "$TMP/bpffs" "$TMP/xbpffs"
+mount -t bpf bpf "$TMP/bpffs" && mount -t bpf bpf "$TMP/xbpffs" || exit 1
+"$COST" --write-rules "$TMP/rules" || exit 1
+
+ip netns add "$NSG" && ip netns add "$NSR" || exit 1
+ip link add "$IFG" netns "$NSG" type veth peer name "$IFR" netns "$NSR" || exit 1
+for x in "$NSG $IFG" "$NSR $IFR"; do
+	set -- $x
+	ip -n "$1" link set lo up
+	ip -n "$1" link set "$2" up
+	ip netns exec "$1" ethtool -K "$2" gro on >/dev/null
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+done
+ip -n "$NSR" addr add 198.18.0.2/24 dev "$IFR"
+ip netns exec "$NSR" sh -c "echo 1 > /sys/class/net/$IFR/threaded" || exit 1
+napi=$(ps -eo pid=,comm= | awk -v p="napi/$IFR-" 'index($2, p) == 1 { print $1 }')
+[[ -n $napi ]] || { log "no threaded NAPI kthread for $IFR"; exit 1; }
+for p in $napi; do taskset -pc 1 "$p" >/dev/null; done
+MAC=$(ip netns exec "$NSR" cat "/sys/class/net/$IFR/address")
+log "generator $NSG/$IFG on CPU0 -> $NSR/$IFR, NAPI kthread $napi on CPU1"
+
+rx() { ip netns exec "$NSR" cat "/sys/class/net/$IFR/statistics/$1"; }
+xdp_drops() { ip netns exec "$NSR" ethtool -S "$IFR" | awk '/rx_queue_0_xdp_drops/ { print $2 }'; }
+ip_in() { ip netns exec "$NSR" awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp; }  # InReceives
+in_r() { ip netns exec "$NSR" "$@"; }
+xf() { in_r sh -c "mount --bind '$TMP/xbpffs' /sys/fs/bpf && $*"; }
+
+# rule_drops TARGET: packets the target's own rule counted (nft / iptables).
+rule_drops() {
+	case $1 in
+	nft) in_r nft list table netdev fprate | awk '/counter packets/ { for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }' ;;
+	ipt) in_r iptables -t raw -L PREROUTING -v -x -n | awk -v p="dpt:$PORT" '$0 ~ p { print $1 }' ;;
+	*) xdp_drops ;;
+	esac
+}
+
+setup() {
+	case $1 in
+	bare) in_r "$ATTACH" "$IFR" ;;
+	fp10) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/rules/10.rules" >/dev/null ;;
+	fp10k) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/rules/10000.rules" >/dev/null ;;
+	xdpf_all) xf "xdp-filter load -f all $IFR && xdp-filter port -p udp -m dst $PORT" >/dev/null ;;
+	xdpf_udp) xf "xdp-filter load -f udp $IFR && xdp-filter port -p udp -m dst $PORT" >/dev/null ;;
+	nft) in_r nft -f - <<-EOF
+		table netdev fprate {
+		  chain in {
+		    type filter hook ingress device "$IFR" priority -500; policy accept;
+		    udp dport $PORT counter drop
+		  }
+		}
+		EOF
+		;;
+	ipt) in_r iptables -t raw -A PREROUTING -p udp --dport "$PORT" -j DROP ;;
+	esac
+}
+
+teardown() {
+	case $1 in
+	fp10|fp10k) in_r "$FP" --bpffs "$TMP/bpffs" filter unload "$IFR" >/dev/null 2>&1 ;;
+	xdpf_*) xf "xdp-filter unload $IFR" >/dev/null 2>&1 ;;
+	nft) in_r nft delete table netdev fprate ;;
+	ipt) in_r iptables -t raw -D PREROUTING -p udp --dport "$PORT" -j DROP ;;
+	esac
+	ip -n "$NSR" link set "$IFR" xdp off 2>/dev/null
+	ip -n "$NSR" link set "$IFR" xdpgeneric off 2>/dev/null
+}
+
+gen() { ip netns exec "$NSG" "$FP" -j gen "$IFG" --dst-mac "$MAC" --cpu 0 --udp "$PORT" "$@"; }
+now() { date +%s%N; }
+
+# measure TARGET ROUND: appends "TARGET ROUND rate" per second to $TMP/seconds
+# and one summary line to $TMP/rounds.
+measure() {
+	local t=$1 round=$2 p0 p1 pps try d0 r0 x0 i0 ts te last cur rates=() sent med
+	local handled dropped hit ipin
+	local tries=4
+	if [[ -n ${PPS[$t]:-} ]]; then
+		pps=${PPS[$t]} tries=2        # the pace found in an earlier round
+	else
+		p0=$(rx rx_packets)
+		gen --duration 1 >/dev/null || { log "$t: generator failed"; return 1; }
+		p1=$(rx rx_packets)
+		pps=$(( (p1 - p0) * 110 / 100 ))
+	fi
+	for (( try = 1; try <= tries; try++ )); do
+		rates=()
+		d0=$(rx rx_dropped); r0=$(rule_drops "$t"); i0=$(ip_in); x0=$(rx rx_packets)
+		gen --pps "$pps" --duration $(( WINDOW + 1 )) >"$TMP/gen.json" &
+		GEN_PID=$!
+		sleep 0.5
+		last=$(rx rx_packets); ts=$(now)
+		for (( s = 0; s < WINDOW; s++ )); do
+			sleep 1
+			cur=$(rx rx_packets); te=$(now)
+			rates+=( $(( (cur - last) * 1000000000 / (te - ts) )) )
+			last=$cur; ts=$te
+		done
+		wait "$GEN_PID"; GEN_PID=
+		handled=$(( $(rx rx_packets) - x0 )); dropped=$(( $(rx rx_dropped) - d0 ))
+		hit=$(( $(rule_drops "$t") - r0 )); ipin=$(( $(ip_in) - i0 ))
+		sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TMP/gen.json")
+		[[ -n $sent ]] || { log "$t: generator failed: $(cat "$TMP/gen.json")"; return 1; }
+		(( try == tries )) && break
+		med=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+		if (( dropped * 10 > handled )); then
+			# over 10% refused at the ring: the flood itself slows the target; pace lower
+			pps=$(( med * 105 / 100 ))
+		elif (( dropped * 200 < handled && handled * 100 >= sent * 97 )); then
+			# nothing refused and all taken: the target may take more; pace higher
+			pps=$(( pps * 130 / 100 ))
+		else
+			break
+		fi
+	done
+	PPS[$t]=$pps
+	for r in "${rates[@]}"; do echo "$t $round $r" >>"$TMP/seconds"; done
+	med=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	echo "$t $round $med $pps $sent $handled $dropped $hit $ipin" >>"$TMP/rounds"
+	log "$(printf 'round %d %-8s %6.2f Mpps (paced %.2f Mpps; handled %d, ring-refused %d, target dropped %d, reached IP %d)' \
+		"$round" "$t" "$(awk -v m="$med" 'BEGIN { print m / 1e6 }')" \
+		"$(awk -v p="$pps" 'BEGIN { print p / 1e6 }')" "$handled" "$dropped" "$hit" "$ipin")"
+}
+
+for (( round = 1; round <= ROUNDS; round++ )); do
+	for t in $TARGETS; do
+		teardown "$t" >/dev/null 2>&1
+		if ! setup "$t" 2>"$TMP/setup.err"; then
+			log "$t: $(tail -n 3 "$TMP/setup.err" | tr "\n" " ")"
+			log "$t: setup failed; skipped"
+			teardown "$t" >/dev/null 2>&1
+			continue
+		fi
+		measure "$t" "$round"
+		teardown "$t"
+	done
+done
+
+# Summary: median of all seconds, spread of round medians, dropped share.
+{
+	echo "| target | Mpps (median of seconds) | round medians (min-max) | vs bare | dropped by the target | reached IP layer |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	bare=$(awk '$1 == "bare" { print $3 }' "$TMP/seconds" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
+	for t in $TARGETS; do
+		med=$(awk -v t="$t" '$1 == t { print $3 }' "$TMP/seconds" | sort -n |
+			awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
+		[[ -z $med ]] && continue
+		awk -v t="$t" -v med="$med" -v bare="${bare:-0}" '
+			$1 == t { n++; if (min == "" || $3 < min) min = $3; if ($3 > max) max = $3;
+			          h += $6; d += $8; ip += $9 }
+			END {
+				name["bare"] = "bare XDP_DROP (floor)"; name["fp10"] = "fastpath, 10 rules";
+				name["fp10k"] = "fastpath, 10,000 rules";
+				name["xdpf_all"] = "xdp-filter -f all, 1 port rule";
+				name["xdpf_udp"] = "xdp-filter -f udp, 1 port rule";
+				name["nft"] = "nftables netdev ingress drop"; name["ipt"] = "iptables raw PREROUTING drop";
+				printf "| %s | %.2f | %.2f-%.2f | %s | %.1f%% | %.1f%% |\n", name[t], med / 1e6,
+				       min / 1e6, max / 1e6, (bare > 0 ? sprintf("%.2fx", med / bare) : "-"),
+				       (h ? 100 * d / h : 0), (h ? 100 * ip / h : 0)
+			}' "$TMP/rounds"
+	done
+	echo
+	echo "Rounds: $ROUNDS, window ${WINDOW} s each, targets interleaved in each round."
+} >"$TMP/summary.md"
+cat "$TMP/summary.md"
+[[ -n $OUT ]] && cp "$TMP/summary.md" "$OUT"
+exit 0

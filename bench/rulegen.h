@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Realistic mixed rule sets for the benchmarks (included by filter_cost.c;
+ * each bench C file is one binary, so this is a header of static functions).
+ *
+ * A set of N rules mixes what an operator of a DDoS filter accumulates:
+ * blocked sources (/32 and /24, v4; /48, v6), per-victim UDP port lists and
+ * ranges, TCP port blocks, SYN limits by source, DNS water-torture zones
+ * (qname wildcards), and a few vlan/ttl/len rules, with one `pass` for an
+ * office prefix. The two rules the benchmark traffic hits come LAST (so
+ * nothing ahead of them can decide early): `drop udp dport 11211` (the UDP
+ * flood) and `drop udp dport 53 qname *.victim.example` (the water torture).
+ * N = 1 is the flood rule alone. Sets are deterministic (fixed seed).
+ *
+ * The same set is also written in nft syntax (netdev ingress, device
+ * @IFACE@) for the apply-time comparison. nft cannot match DNS names or
+ * limit per source without a meter, so those rules become
+ * `udp dport 53 ... drop` and a global `limit rate over`: same count, same
+ * parse work, not the same semantics (said in docs/benchmarks.md).
+ */
+#ifndef FP_BENCH_RULEGEN_H
+#define FP_BENCH_RULEGEN_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RG_FLOOD_PORT 11211
+#define RG_VICTIM     "198.18.0.2"
+
+struct rg_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void rg_printf(struct rg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rg_printf(struct rg_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (b->p && b->len + (size_t)n < b->cap)
+			break;
+		b->cap = b->cap ? b->cap * 2 + (size_t)n : 65536;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p) {
+			perror("rulegen");
+			exit(1);
+		}
+	}
+	b->len += (size_t)n;
+}
+
+static uint64_t rg_state;
+static uint32_t rg_rand(void)
+{
+	rg_state = rg_state * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rg_state >> 33);
+}
+
+/* One generated rule in both syntaxes. k = the rule's number (unique values). */
+static void rg_rule(struct rg_buf *fp, struct rg_buf *nft, uint32_t k)
+{
+	uint32_t r = rg_rand() % 100, a = rg_rand(), p;
+
+	if (r < 30) {              /* a blocked source /32 in 100.64.0.0/10 */
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "100.%u.%u.%u", 64 + (a >> 24) % 64, (a >> 16) & 255,
+			 1 + (a & 0xff) % 254);
+		rg_printf(fp, "drop src %s/32\n", ip);
+		rg_printf(nft, "ip saddr %s drop\n", ip);
+	} else if (r < 45) {       /* a blocked /24 */
+		char net[32];
+
+		snprintf(net, sizeof(net), "100.%u.%u.0/24", 64 + (a >> 24) % 64, (a >> 16) & 255);
+		rg_printf(fp, "drop src %s\n", net);
+		rg_printf(nft, "ip saddr %s drop\n", net);
+	} else if (r < 55) {       /* a v6 /48 */
+		rg_printf(fp, "drop src 2001:db8:%x::/48\n", a & 0xffff);
+		rg_printf(nft, "ip6 saddr 2001:db8:%x::/48 drop\n", a & 0xffff);
+	} else if (r < 67) {       /* a victim's UDP port list and range */
+		char dst[32];
+
+		p = 20000 + (a % 40000);
+		if (a & 1)
+			snprintf(dst, sizeof(dst), "%s", RG_VICTIM);
+		else
+			snprintf(dst, sizeof(dst), "203.0.113.%u", 1 + (a >> 8) % 254);
+		rg_printf(fp, "drop udp dst %s dport %u,%u,%u-%u\n", dst, p, p + 7, p + 100, p + 150);
+		rg_printf(nft, "ip daddr %s udp dport { %u, %u, %u-%u } drop\n", dst, p, p + 7,
+			  p + 100, p + 150);
+	} else if (r < 75) {       /* a TCP port block */
+		p = 1024 + (a % 60000);
+		rg_printf(fp, "drop tcp dport %u\n", p == 80 ? 81 : p);
+		rg_printf(nft, "tcp dport %u drop\n", p == 80 ? 81 : p);
+	} else if (r < 83) {       /* SYN limit by source on one destination */
+		rg_printf(fp, "limit %u/s tcp flags syn,!ack dst 198.51.%u.%u by src\n",
+			  100 + a % 5000, (a >> 8) % 256, 1 + (a >> 16) % 254);
+		rg_printf(nft, "ip daddr 198.51.%u.%u tcp flags & (syn | ack) == syn "
+			  "limit rate over %u/second drop\n", (a >> 8) % 256, 1 + (a >> 16) % 254,
+			  100 + a % 5000);
+	} else if (r < 95) {       /* a water-torture zone */
+		rg_printf(fp, "drop udp dport 53 qname *.zone%u.example\n", k);
+		rg_printf(nft, "udp dport 53 drop comment \"qname *.zone%u.example\"\n", k);
+	} else if (r < 97) {
+		rg_printf(fp, "drop vlan %u\n", 1 + a % 4000);
+		rg_printf(nft, "vlan id %u drop\n", 1 + a % 4000);
+	} else if (r < 99) {
+		rg_printf(fp, "drop ttl 0-%u\n", 1 + a % 3);
+		rg_printf(nft, "ip ttl 0-%u drop\n", 1 + a % 3);
+	} else {
+		rg_printf(fp, "drop udp len %u-1500\n", 1200 + a % 200);
+		rg_printf(nft, "meta l4proto udp ip length %u-1500 drop\n", 1200 + a % 200);
+	}
+}
+
+/* The rule set of n rules (see above); free both bufs' p. */
+static void rg_ruleset(size_t n, struct rg_buf *fp, struct rg_buf *nft)
+{
+	memset(fp, 0, sizeof(*fp));
+	memset(nft, 0, sizeof(*nft));
+	rg_state = 0x5eed0000u + n;
+	rg_printf(fp, "# generated by bench/filter_cost (bench/rulegen.h): %zu rules\n", n);
+	rg_printf(nft, "# generated by bench/filter_cost (bench/rulegen.h): %zu rules\n"
+		  "table netdev fpbench {\n  chain ingress {\n"
+		  "    type filter hook ingress device \"@IFACE@\" priority -500; policy accept;\n", n);
+	if (n >= 3) {
+		rg_printf(fp, "pass src 192.0.2.0/24 id office\n");
+		rg_printf(nft, "ip saddr 192.0.2.0/24 accept\n");
+	}
+	for (size_t k = 0; n >= 3 && k < n - 3; k++)
+		rg_rule(fp, nft, (uint32_t)k);
+	if (n >= 2) {
+		rg_printf(fp, "drop udp dport 53 qname *.victim.example id water-torture\n");
+		rg_printf(nft, "udp dport 53 drop comment \"qname *.victim.example\"\n");
+	}
+	rg_printf(fp, "drop udp dport %d id udp-flood\n", RG_FLOOD_PORT);
+	rg_printf(nft, "udp dport %d drop\n  }\n}\n", RG_FLOOD_PORT);
+}
+
+#endif
