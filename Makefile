@@ -91,7 +91,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $$(sed -n '1s#^// fuzz-sources:##p' $<) $(LDLIBS)
 
-.SECONDARY: $(TCOMMON_OBJS)
+.SECONDARY: $(TCOMMON_OBJS) $(BPF_OBJS) $(SKELS)
 
 tests-build: $(BUILD)/fastpath $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
 

@@ -193,14 +193,15 @@ static __always_inline __u64 fp_lower8(__u64 w)
 
 /*
  * The first question of a DNS query to UDP port 53: copies the name (wire
- * format, A-Z lowered) and the offsets of its labels into pkt. Any fault
- * (response, no question, pointer, long label, long name, cut short) leaves
- * FP_HAVE_DNS clear. Work is per 8 bytes and per label, not per byte.
+ * format, A-Z lowered), the offsets of its labels and the qtype into pkt.
+ * Any fault (response, no question, pointer, long label, long name, cut
+ * short) leaves FP_HAVE_DNS clear. Work is per 8 bytes and per label of the
+ * name, not per byte and not per byte copied.
  */
 static __always_inline void parse_dns(struct xdp_md *ctx, struct fp_pkt *pkt)
 {
-	__u32 off = pkt->l4_off + 8, avail, pos = 0;
-	__u8 hdr[12];
+	__u32 off = pkt->l4_off + 8, avail, copied, pos = 0, n;
+	__u8 hdr[12], t[2];
 
 	if (off + 12 > pkt->ip_end)
 		return;
@@ -214,15 +215,11 @@ static __always_inline void parse_dns(struct xdp_md *ctx, struct fp_pkt *pkt)
 		avail = 259; /* longest name (255) + qtype + qclass */
 	if (avail < 5)
 		return;
-	if (bpf_xdp_load_bytes(ctx, off, pkt->qname, avail > 255 ? 255 : avail))
+	copied = avail > 255 ? 255 : avail;
+	if (bpf_xdp_load_bytes(ctx, off, pkt->qname, copied))
 		return;
-#pragma unroll
-	for (int i = 0; i < 32; i++) {
-		__u64 *w = (__u64 *)(pkt->qname + 8 * i);
-
-		*w = fp_lower8(*w);
-	}
-	for (__u32 n = 0; n < FP_DNS_LABELS_MAX; n++) {
+	/* the labels: length bytes (<= 63) are read before any lowering */
+	for (n = 0; n < FP_DNS_LABELS_MAX; n++) {
 		__u8 b;
 
 		if (pos >= avail || pos > 254)
@@ -231,28 +228,30 @@ static __always_inline void parse_dns(struct xdp_md *ctx, struct fp_pkt *pkt)
 		if (b > 63)
 			return; /* compression pointer or extended label */
 		pkt->label_off[n & (FP_DNS_LABELS_MAX - 1)] = pos;
-		if (b == 0) {
-			/* root: the name is whole; qtype and qclass must follow */
-			if (pos + 1 + 4 > avail)
-				return;
-			pkt->qname_len = pos + 1;
-			pkt->n_labels = n + 1;
-			pkt->have |= FP_HAVE_DNS;
-			return;
-		}
+		if (b == 0)
+			break;
 		pos += 1 + b;
 	}
-}
-
-/* qtype lies after the name; read it once FP_HAVE_DNS is set. */
-static __always_inline void parse_dns_qtype(struct xdp_md *ctx, struct fp_pkt *pkt)
-{
-	__u8 t[2];
-
-	if (bpf_xdp_load_bytes(ctx, pkt->l4_off + 8 + 12 + pkt->qname_len, t, 2))
-		pkt->have &= ~FP_HAVE_DNS;
-	else
+	if (n == FP_DNS_LABELS_MAX || pos + 1 + 4 > avail)
+		return; /* no root, or no room for qtype and qclass */
+	/* root at pos: qtype follows, in the copy unless the name is near 255 */
+	if (pos + 3 <= copied) {
+		pkt->qtype = rd16(pkt->qname + ((pos + 1) & 0xff));
+	} else {
+		if (bpf_xdp_load_bytes(ctx, off + pos + 1, t, 2))
+			return;
 		pkt->qtype = rd16(t);
+	}
+	pkt->qname_len = pos + 1;
+	pkt->n_labels = n + 1;
+	for (__u32 i = 0; i < 32; i++) {
+		__u64 *w = (__u64 *)(pkt->qname + 8 * i);
+
+		if (8 * i > pos)
+			break;
+		*w = fp_lower8(*w);
+	}
+	pkt->have |= FP_HAVE_DNS;
 }
 
 /* Parses the whole frame into pkt (which the caller zeroed where needed). */
@@ -278,8 +277,6 @@ static __always_inline void fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
 	parse_l4(data, data_end, pkt, l4);
 	if ((pkt->have & FP_HAVE_PORTS) && pkt->proto == IPPROTO_UDP && pkt->dport == FP_DNS_PORT) {
 		parse_dns(ctx, pkt);
-		if (pkt->have & FP_HAVE_DNS)
-			parse_dns_qtype(ctx, pkt);
 	}
 }
 

@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 7
+#define FP_ABI_VERSION 8
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -141,6 +141,12 @@ struct fp_flt_gencfg {
 	__u8  pad[3];
 	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
 	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
+	/* DNS name nodes by depth (labels, root included): bit d - 1 for depth d,
+	 * bit 63 for 64 and deeper; [0] exact names, [1] wildcard suffixes. The
+	 * stage hashes and probes only the suffixes of those depths. */
+	__u64 qn_depth[2];
+	__u32 qn_max_depth;    /* deepest node (FP_DNS_LABELS_MAX when >= 64) */
+	__u32 pad2;
 };
 
 /*
@@ -154,6 +160,52 @@ struct fp_flt_gencfg {
 #define FP_CLS_TTL     196608
 #define FP_CLS_VLAN    196864
 #define FP_CLS_ENTRIES 200960
+
+/*
+ * fp_flt_cmask: which tuples can still match once one field of the packet
+ * is known, so that the stage probes only those. Entry [FP_CM_<field> +
+ * class] has bit t (t < 63) set when tuple t does not use the field, or one
+ * of its rules covers that class; bit 63 stands for tuples 63 and up
+ * together. Class 0 (no rule covers the value, or the packet lacks the
+ * field) has only the bits of tuples that do not use the field. PROTO is
+ * indexed by protocol number (256: none known), L3 by 0 none, 1 IPv4, 2 IPv6.
+ * A class beyond its region (never built) reads as all tuples.
+ */
+#define FP_CM_TUPLE_BITS    64
+#define FP_CM_RANGE_N       65537                  /* sport, dport, len classes */
+#define FP_CM_TTL_N         257
+#define FP_CM_VLAN_N        4097
+#define FP_CM_ADDR_N        (2 * FP_MAX_RULES + 1) /* address nodes of src and dst */
+#define FP_CM_QNAME_N       (FP_MAX_RULES + 1)
+#define FP_CM_PROTO_N       257
+#define FP_CM_L3_N          3
+#define FP_CM_SPORT   0
+#define FP_CM_DPORT   (FP_CM_SPORT + FP_CM_RANGE_N)
+#define FP_CM_LEN     (FP_CM_DPORT + FP_CM_RANGE_N)
+#define FP_CM_TTL     (FP_CM_LEN + FP_CM_RANGE_N)
+#define FP_CM_VLAN    (FP_CM_TTL + FP_CM_TTL_N)
+#define FP_CM_SRC     (FP_CM_VLAN + FP_CM_VLAN_N)
+#define FP_CM_DST     (FP_CM_SRC + FP_CM_ADDR_N)
+#define FP_CM_QNAME   (FP_CM_DST + FP_CM_ADDR_N)
+#define FP_CM_PROTO   (FP_CM_QNAME + FP_CM_QNAME_N)
+#define FP_CM_L3      (FP_CM_PROTO + FP_CM_PROTO_N)
+#define FP_CM_ENTRIES (FP_CM_L3 + FP_CM_L3_N)
+
+/*
+ * fp_flt_pre: the address prefilter, one entry per table and top 16 bits of
+ * the address (index tbl << 16 | addr[0] << 8 | addr[1]): the class of the
+ * longest prefix of length <= 16 that holds the whole /16 (0: none), and
+ * which longer prefix lengths have a prefix inside this /16 (bit i: the
+ * i-th of fp_flt_gencfg.plen[tbl]). Most addresses of a flood need no hash
+ * probe at all; the rest probe only the lengths that can hit.
+ */
+struct fp_flt_pre {
+	__u64 probe;
+	__u32 cls;
+	__u32 pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 16);
+#define FP_PRE_ENTRIES (4u << 16)
 
 struct fp_flt_addr_key {
 	__u8  tbl;             /* enum fp_addr_tbl */

@@ -17,6 +17,7 @@
 #include <fastpath/abi.h>
 
 struct fp_cls {
+	__u64 cand;       /* tuples left to probe (fp_flt_cmask bits) */
 	__u32 present;    /* FP_T_* bits the packet can satisfy */
 	__u32 src, dst, qname;
 	__u16 sport, dport, len, ttl;
@@ -28,6 +29,31 @@ static __always_inline __u32 cls_at(void *cls, __u32 idx)
 	__u32 *v = bpf_map_lookup_elem(cls, &idx);
 
 	return v ? *v : 0;
+}
+
+/* Tuple mask of one field's class; a class beyond its region: all tuples. */
+static __always_inline __u64 cm_at(void *cm, __u32 base, __u32 n, __u32 cls)
+{
+	__u32 idx = base + cls;
+	__u64 *v;
+
+	if (cls >= n)
+		return ~0ULL;
+	v = bpf_map_lookup_elem(cm, &idx);
+	return v ? *v : ~0ULL;
+}
+
+/* Index of the lowest set bit of x != 0 (BPF has no ctz): de Bruijn. */
+static const __u8 fp_debruijn64[64] = {
+	0,  1,  2,  53, 3,  7,  54, 27, 4,  38, 41, 8,  34, 55, 48, 28,
+	62, 5,  39, 46, 44, 42, 22, 9,  24, 35, 59, 56, 49, 18, 29, 11,
+	63, 52, 6,  26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
+	51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12,
+};
+
+static __always_inline __u32 fp_ctz64(__u64 x)
+{
+	return fp_debruijn64[((x & -x) * 0x022fdd63cc95386dULL) >> 58];
 }
 
 /*
@@ -64,15 +90,20 @@ struct addr_walk {
 	const __u8 *addr;
 	__u32 tbl;
 	__u32 cls;
+	__u64 probe;      /* prefix lengths (indexes into g->plen[tbl]) still to try */
 };
 
-/* Probe the i-th prefix length in use (longest first). */
-static __always_inline long addr_probe(__u32 i, void *arg)
+/* Probe the next prefix length the prefilter named (longest first). */
+static __always_inline long addr_probe(__u32 unused, void *arg)
 {
 	struct addr_walk *w = arg;
 	struct fp_flt_addr_key k = { .tbl = w->tbl };
-	__u32 plen, words = w->tbl >= FP_ADDR_SRC6 ? 4 : 1, *cls;
+	__u32 i, plen, words = w->tbl >= FP_ADDR_SRC6 ? 4 : 1, *cls;
 
+	if (!w->probe)
+		return 1;
+	i = fp_ctz64(w->probe);
+	w->probe &= w->probe - 1;
 	if (i >= FP_MAX_PLENS)
 		return 1;
 	plen = w->g->plen[w->tbl & 3][i];
@@ -94,13 +125,25 @@ static __always_inline long addr_probe(__u32 i, void *arg)
 
 FP_LATE(addr_probe)
 
-/* Longest prefix of the address found in the gen's table, as a class. */
-static __always_inline __u32 addr_class(void *addr_map, const struct fp_flt_gencfg *g,
-					__u32 tbl, const __u8 *addr)
+/*
+ * Longest prefix of the address in the gen's table, as a class: the
+ * prefilter entry of its /16 gives the answer of the short prefixes and
+ * the longer lengths worth a hash probe (usually none).
+ */
+static __always_inline __u32 addr_class(void *addr_map, void *pre_map,
+					const struct fp_flt_gencfg *g, __u32 tbl,
+					const __u8 *addr)
 {
 	struct addr_walk w = { .map = addr_map, .g = g, .addr = addr, .tbl = tbl & 3 };
+	__u32 idx = (tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1];
+	struct fp_flt_pre *e = bpf_map_lookup_elem(pre_map, &idx);
 
-	FP_LOOP(g->n_plen[tbl & 3], addr_probe, &w);
+	if (!e)
+		return 0;
+	w.cls = e->cls;
+	w.probe = e->probe;
+	if (w.probe)
+		FP_LOOP(FP_MAX_PLENS, addr_probe, &w);
 	return w.cls;
 }
 
@@ -130,20 +173,17 @@ __attribute__((noinline)) __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 
 	return (h ^ (h >> 29)) * FP_QH_PRIME;
 }
 
-/* The class of the packet's source (tbl even) or destination address.
- * Global functions are verified once, on their own. */
-__attribute__((noinline)) __u32 fp_flt_addr_class(struct fp_pkt *pkt,
-						  const struct fp_flt_gencfg *g, __u32 gen,
-						  __u32 tbl)
+/* The class of the packet's source (tbl even) or destination address. */
+static __always_inline __u32 flt_addr_class(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
+					    __u32 gen, __u32 tbl)
 {
-	void *map;
+	void *map, *pre;
 
-	if (!pkt || !g)
-		return 0;
 	map = bpf_map_lookup_elem(&fp_flt_addr, &gen);
-	if (!map)
+	pre = bpf_map_lookup_elem(&fp_flt_pre, &gen);
+	if (!map || !pre)
 		return 0;
-	return addr_class(map, g, tbl, tbl & 1 ? pkt->dst : pkt->src);
+	return addr_class(map, pre, g, tbl, tbl & 1 ? pkt->dst : pkt->src);
 }
 
 struct qh_walk {
@@ -201,26 +241,36 @@ __attribute__((noinline)) int fp_flt_qn_equal(const struct fp_pkt *pkt, __u32 st
 struct qn_probe {
 	struct fp_pkt *pkt;
 	struct fp_flt_qh *qh;
+	const struct fp_flt_gencfg *g;
 	void *map;
+	__u32 k0;         /* the first suffix deep enough to probe */
 	__u32 cls;
 };
 
-/* Probe suffix k (k = 0: the whole name, exact; k >= 1: a wildcard). */
-static __always_inline long qn_probe_one(__u32 k, void *arg)
+/* Probe suffix k0 + i (suffix 0: the whole name, exact; later ones:
+ * wildcards), when a node of that kind and depth exists. */
+static __always_inline long qn_probe_one(__u32 i, void *arg)
 {
 	struct qn_probe *p = arg;
 	struct fp_pkt *pkt = p->pkt;
+	__u32 k = p->k0 + i, n = pkt->n_labels, depth, start, bit, kk;
 	struct fp_flt_qname_key key = { .kind = k ? FP_QN_WILD : FP_QN_EXACT };
 	struct fp_flt_qname_val *v;
-	__u32 start;
 
-	if (k >= pkt->n_labels || k >= FP_DNS_LABELS_MAX)
+	if (k >= n || k >= FP_DNS_LABELS_MAX)
 		return 1;
-	key.hash = p->qh->h[k & (FP_DNS_LABELS_MAX - 1)];
+	depth = n - k;
+	bit = depth < 64 ? depth - 1 : 63;
+	if (!((p->g->qn_depth[k ? 1 : 0] >> (bit & 63)) & 1))
+		return 0; /* no node of this kind has this many labels */
+	kk = k & (FP_DNS_LABELS_MAX - 1);
+	asm volatile("" : "+r"(kk)); /* keep the mask the verifier needs */
+	kk &= FP_DNS_LABELS_MAX - 1;
+	key.hash = p->qh->h[kk];
 	v = bpf_map_lookup_elem(p->map, &key);
 	if (!v)
 		return 0;
-	start = pkt->label_off[k & (FP_DNS_LABELS_MAX - 1)];
+	start = pkt->label_off[kk];
 	if (v->len != pkt->qname_len - start)
 		return 0;
 	if (!fp_flt_qn_equal(pkt, start, v))
@@ -231,38 +281,48 @@ static __always_inline long qn_probe_one(__u32 k, void *arg)
 
 FP_LATE(qn_probe_one)
 
-/* The deepest node of the name tree the packet's name reaches, as a class. */
-static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt)
+/*
+ * The deepest node of the name tree the packet's name reaches, as a class.
+ * Only suffixes as deep as the deepest node are hashed, and only depths
+ * some node has are probed.
+ */
+static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt,
+					 const struct fp_flt_gencfg *g)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, n = pkt->n_labels, hn = g->qn_max_depth;
 	struct fp_flt_qh *qh = bpf_map_lookup_elem(&fp_flt_qh, &zero);
 	struct qh_walk w;
 	struct qn_probe p;
 
-	if (!qh || !pkt->n_labels)
+	if (!qh || !n || !hn)
 		return 0;
+	if (hn > n)
+		hn = n;
 	w.pkt = pkt;
 	w.qh = qh;
 	w.h = FP_QH_SEED;
-	FP_LOOP(pkt->n_labels, qh_one_label, &w);
+	FP_LOOP(hn, qh_one_label, &w);
 	p.pkt = pkt;
 	p.qh = qh;
+	p.g = g;
 	p.map = map;
+	p.k0 = n - hn;
 	p.cls = 0;
-	FP_LOOP(pkt->n_labels, qn_probe_one, &p);
+	FP_LOOP(hn, qn_probe_one, &p);
 	return p.cls;
 }
 
 
 /* The class of the packet's DNS name (0: no rule's pattern reaches it). */
-__attribute__((noinline)) __u32 fp_flt_qname_class(struct fp_pkt *pkt, __u32 gen)
+__attribute__((noinline)) __u32 fp_flt_qname_class(struct fp_pkt *pkt,
+						   const struct fp_flt_gencfg *g, __u32 gen)
 {
 	void *map;
 
-	if (!pkt)
+	if (!pkt || !g)
 		return 0;
 	map = bpf_map_lookup_elem(&fp_flt_qname, &gen);
-	return map ? qname_class(map, pkt) : 0;
+	return map ? qname_class(map, pkt, g) : 0;
 }
 
 #endif

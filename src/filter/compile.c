@@ -209,6 +209,12 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	if (ret)
 		goto out;
 
+	ret = build_cmask(set, img, rule_tuple, rc);
+	if (!ret)
+		ret = build_prefilter(img);
+	if (ret)
+		goto out;
+
 	ret = -ENOMEM;
 	if (fp_htab__init(&keys, sizeof(struct fp_flt_key), set->n * 2 + 16))
 		goto out;
@@ -260,5 +266,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->addr_cls);
 	free(img->qn_key);
 	free(img->qn_val);
+	free(img->cmask);
+	free(img->pre);
 	memset(img, 0, sizeof(*img));
 }

@@ -24,6 +24,9 @@ const char *cfield_name(enum cfield f);
 int classes_ranges(const struct fp_ruleset *set, enum cfield f, uint32_t *cls,
 		   uint32_t domain, struct rule_cls *rc, char *err, size_t errlen);
 int classes_addrs(const struct fp_ruleset *set, struct fp_flt_image *img, struct rule_cls *rc);
+int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
+		const uint8_t *rule_tuple, const struct rule_cls *rc);
+int build_prefilter(struct fp_flt_image *img);
 int classes_qnames(const struct fp_ruleset *set, struct fp_flt_image *img, struct rule_cls *rc);
 
 #endif

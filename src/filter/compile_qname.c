@@ -115,6 +115,9 @@ int classes_qnames(const struct fp_ruleset *set, struct fp_flt_image *img,
 		memcpy(v->name, x->wire, x->len);
 		img->n_qname++;
 
+		img->cfg.qn_depth[x->kind & 1] |= 1ull << (n < 64 ? n - 1 : 63);
+		if (n > img->cfg.qn_max_depth)
+			img->cfg.qn_max_depth = n < 64 ? n : FP_DNS_LABELS_MAX;
 		if (x->kind == FP_QN_EXACT && clist_add(&covers[cls], cls))
 			goto out;
 		/* W(s) over x: s a proper suffix of an exact name, or any suffix

@@ -25,16 +25,62 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 	}
 }
 
-/* The packet's classes for every field the generation uses. */
-static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					    __u32 gen, struct fp_cls *c)
+/* The tuples that can still match: one mask word per field in use, ANDed. */
+static __always_inline __u64 candidates(struct fp_pkt *pkt, __u32 use, __u32 gen,
+					const struct fp_cls *c)
 {
-	__u32 use = g->use, have = pkt->have;
-	void *cls = bpf_map_lookup_elem(&fp_flt_cls, &gen);
+	void *cm = bpf_map_lookup_elem(&fp_flt_cmask, &gen);
+	__u64 m = ~0ULL, v;
 
-	__builtin_memset(c, 0, sizeof(*c));
+	if (!cm)
+		return m;
+	if (use & FP_T_L3)
+		m &= cm_at(cm, FP_CM_L3, FP_CM_L3_N,
+			   !(pkt->have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1);
+	if (use & FP_T_PROTO)
+		m &= cm_at(cm, FP_CM_PROTO, FP_CM_PROTO_N,
+			   pkt->have & FP_HAVE_PROTO ? pkt->proto : 256);
+	if (use & FP_T_SPORT)
+		m &= cm_at(cm, FP_CM_SPORT, FP_CM_RANGE_N, c->sport);
+	if (use & FP_T_DPORT)
+		m &= cm_at(cm, FP_CM_DPORT, FP_CM_RANGE_N, c->dport);
+	if (use & FP_T_LEN)
+		m &= cm_at(cm, FP_CM_LEN, FP_CM_RANGE_N, c->len);
+	if (use & FP_T_TTL)
+		m &= cm_at(cm, FP_CM_TTL, FP_CM_TTL_N, c->ttl);
+	if (use & FP_T_SRC)
+		m &= cm_at(cm, FP_CM_SRC, FP_CM_ADDR_N, c->src);
+	if (use & FP_T_DST)
+		m &= cm_at(cm, FP_CM_DST, FP_CM_ADDR_N, c->dst);
+	if (use & FP_T_QNAME)
+		m &= cm_at(cm, FP_CM_QNAME, FP_CM_QNAME_N, c->qname);
+	if (use & FP_T_VLAN) {
+		v = cm_at(cm, FP_CM_VLAN, FP_CM_VLAN_N, c->vlan[0]);
+		if (c->vlan[1])
+			v |= cm_at(cm, FP_CM_VLAN, FP_CM_VLAN_N, c->vlan[1]);
+		m &= v;
+	}
+	return m;
+}
+
+/*
+ * The packet's classes for every field the generation uses (c zeroed, its
+ * qname already set by the caller), and the tuples they leave. A global function: the verifier checks it once, on its own,
+ * and the packet pays one call for all fields.
+ */
+__attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
+					      __u32 gen, struct fp_cls *c)
+{
+	__u32 use, have;
+	void *cls;
+
+	if (!pkt || !g || !c)
+		return 0;
+	use = g->use;
+	have = pkt->have;
+	cls = bpf_map_lookup_elem(&fp_flt_cls, &gen);
 	if (!cls)
-		return;
+		return 0;
 	if (have & FP_HAVE_L3) {
 		c->present |= FP_T_L3;
 		if (have & FP_HAVE_FRAG)
@@ -47,9 +93,9 @@ static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_
 			__u32 v6 = pkt->l3 == 6 ? 2 : 0;
 
 			if (use & FP_T_SRC)
-				c->src = fp_flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + v6);
+				c->src = flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + v6);
 			if (use & FP_T_DST)
-				c->dst = fp_flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + v6);
+				c->dst = flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + v6);
 		}
 	}
 	if (have & FP_HAVE_PROTO)
@@ -71,15 +117,14 @@ static __always_inline void classify_fields(struct fp_pkt *pkt, const struct fp_
 			c->vlan[1] = 0;
 		}
 	}
-	if (have & FP_HAVE_DNS) {
+	if (have & FP_HAVE_DNS)
 		c->present |= FP_T_QTYPE;
-		if (use & FP_T_QNAME)
-			c->qname = fp_flt_qname_class(pkt, gen);
-	}
 	c->present |= (c->src ? FP_T_SRC : 0) | (c->dst ? FP_T_DST : 0) |
 		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
 		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
 		      (c->vlan[0] ? FP_T_VLAN : 0) | (c->qname ? FP_T_QNAME : 0);
+	c->cand = candidates(pkt, use, gen, c);
+	return 0;
 }
 
 struct tuple_walk {
@@ -87,7 +132,9 @@ struct tuple_walk {
 	const struct fp_flt_gencfg *g;
 	const struct fp_cls *c;
 	void *keys;
+	__u64 cand;       /* candidate tuples below bit 63 not yet probed */
 	__u32 best;
+	__u32 stop;       /* a tuple's first rule came after the best: done */
 };
 
 /* Probe tuple t: the first rule of that shape matching the packet's classes. */
@@ -104,8 +151,10 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 		return 1;
 	tu = &w->g->tuples[t];
 	f = tu->fields;
-	if (tu->min_rule >= w->best)
+	if (tu->min_rule >= w->best) {
+		w->stop = 1;
 		return 1; /* tuples are sorted: nothing later can win */
+	}
 	if (f & ~c->present)
 		return 0; /* a field this shape needs is absent */
 	k.tuple = t;
@@ -136,6 +185,29 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 
 FP_LATE(tuple_probe)
 
+/* The next candidate below bit 63, in tuple order (= rule order). */
+static __always_inline long tuple_next(__u32 unused, void *arg)
+{
+	struct tuple_walk *w = arg;
+	__u32 t;
+
+	if (!w->cand)
+		return 1;
+	t = fp_ctz64(w->cand);
+	w->cand &= w->cand - 1;
+	return tuple_probe(t, w);
+}
+
+FP_LATE(tuple_next)
+
+/* Tuples 63 and up share mask bit 63: probed one by one. */
+static __always_inline long tuple_probe_hi(__u32 i, void *arg)
+{
+	return tuple_probe(i + FP_CM_TUPLE_BITS - 1, arg);
+}
+
+FP_LATE(tuple_probe_hi)
+
 /*
  * The first rule that matches, or FP_FLT_NO_RULE: one probe per tuple.
  * A global function: the verifier checks it once, on its own, which keeps
@@ -146,12 +218,21 @@ __attribute__((noinline)) __u32 fp_flt_first_match(struct fp_pkt *pkt,
 						   const struct fp_cls *c)
 {
 	struct tuple_walk w = { .pkt = pkt, .g = g, .c = c, .best = FP_FLT_NO_RULE };
+	__u64 hi = 1ULL << (FP_CM_TUPLE_BITS - 1);
+	__u32 n;
 
 	if (!pkt || !g || !c)
 		return FP_FLT_NO_RULE;
 	w.keys = bpf_map_lookup_elem(&fp_flt_keys, &gen);
-	if (w.keys)
-		FP_LOOP(g->n_tuples, tuple_probe, &w);
+	if (!w.keys)
+		return FP_FLT_NO_RULE;
+	w.cand = c->cand & ~hi;
+	w.stop = 0;
+	if (w.cand)
+		FP_LOOP(FP_CM_TUPLE_BITS - 1, tuple_next, &w);
+	n = g->n_tuples;
+	if ((c->cand & hi) && !w.stop && n >= FP_CM_TUPLE_BITS)
+		FP_LOOP(n - (FP_CM_TUPLE_BITS - 1), tuple_probe_hi, &w);
 	return w.best;
 }
 
@@ -251,7 +332,12 @@ int fp_filter(struct xdp_md *ctx)
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
-	classify_fields(pkt, g, gen, &c);
+	/* the name first, from here: a call from fp_flt_classify would stack
+	 * three frames over the 512 bytes BPF allows */
+	__builtin_memset(&c, 0, sizeof(c));
+	if ((pkt->have & FP_HAVE_DNS) && (g->use & FP_T_QNAME))
+		c.qname = fp_flt_qname_class(pkt, g, gen);
+	fp_flt_classify(pkt, g, gen, &c);
 	rule = fp_flt_first_match(pkt, g, gen, &c);
 	if (rule < FP_MAX_RULES) {
 		inner = bpf_map_lookup_elem(&fp_flt_rules, &gen);

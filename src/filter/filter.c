@@ -4,6 +4,7 @@
  * Layout under ROOT/IFACE (mode 0700 dirs, 0600 pins): the programs fp_entry
  * and fp_filter, and every map by its name.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 const char *const fp_outer_names[O_MAX] = {
 	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
 	"fp_flt_qname", "fp_flt_rules", "fp_flt_cnt", "fp_flt_text",
+	"fp_flt_cmask", "fp_flt_pre",
 };
 
 const char *fp_bpffs_root(const char *opt)
@@ -243,20 +245,22 @@ static int pin_list(struct fp_filter *f, const char **names, int *fds)
 	return n;
 }
 
+/* Removes the interface's pin directory: everything in it is ours (pins of
+ * every stage and the lock), so a stage added later needs no list here. */
 static void unpin_all(const char *dir)
 {
-	static const char *const names[] = {
-		"fp_entry", "fp_filter", "fp_stages", "fp_scratch", "fp_meta", "fp_flt_state",
-		"fp_flt_stats", "fp_flt_lim", "fp_flt_last", "fp_flt_qh", "fp_flt_gcfg",
-		"fp_flt_cls", "fp_flt_keys", "fp_flt_addr", "fp_flt_qname", "fp_flt_rules",
-		"fp_flt_cnt", "fp_flt_text", "fp_smp_buf", "fp_dump", "fp_ring", "fp_smp_stats",
-		"fp_dump_cfg", "lock",
-	};
 	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		unlink(path);
+	if (d) {
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
 	}
 	rmdir(dir);
 }

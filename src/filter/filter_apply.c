@@ -73,6 +73,10 @@ static int build_inner(const struct fp_flt_image *img, int fd[O_MAX])
 				 sizeof(struct fp_rule_cnt), FP_FLT_CNT_ENTRIES, 0);
 	fd[O_TEXT] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_text", 4,
 				  sizeof(struct fp_flt_text), FP_MAX_RULES, BPF_F_MMAPABLE);
+	fd[O_CMASK] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_cmask", 4, 8, FP_CM_ENTRIES,
+				   BPF_F_MMAPABLE);
+	fd[O_PRE] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_pre", 4, sizeof(struct fp_flt_pre),
+				 FP_PRE_ENTRIES, BPF_F_MMAPABLE);
 	for (int i = 0; i < O_MAX; i++)
 		if (fd[i] < 0)
 			return -errno;
@@ -86,6 +90,11 @@ static int build_inner(const struct fp_flt_image *img, int fd[O_MAX])
 	if (!ret)
 		ret = mmap_fill(fd[O_TEXT], img->text, img->cfg.n_rules,
 				sizeof(struct fp_flt_text), FP_MAX_RULES);
+	if (!ret)
+		ret = mmap_fill(fd[O_CMASK], img->cmask, FP_CM_ENTRIES, 8, FP_CM_ENTRIES);
+	if (!ret)
+		ret = mmap_fill(fd[O_PRE], img->pre, FP_PRE_ENTRIES, sizeof(struct fp_flt_pre),
+				FP_PRE_ENTRIES);
 	if (!ret)
 		ret = batch_fill(fd[O_KEYS], img->keys, img->key_rule, img->n_keys);
 	if (!ret)

@@ -5,7 +5,7 @@
 #include "filter/filter.h"
 
 /* The outer (per generation) maps, in one order everywhere. */
-enum fp_outer { O_GCFG, O_CLS, O_KEYS, O_ADDR, O_QNAME, O_RULES, O_CNT, O_TEXT, O_MAX };
+enum fp_outer { O_GCFG, O_CLS, O_KEYS, O_ADDR, O_QNAME, O_RULES, O_CNT, O_TEXT, O_CMASK, O_PRE, O_MAX };
 
 struct fp_filter {
 	int entry_fd, filter_fd;          /* programs */

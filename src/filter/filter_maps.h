@@ -44,6 +44,20 @@ struct fp_flt_cls_inner {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(__u32));
 };
+struct fp_flt_cmask_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_CM_ENTRIES);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u64));
+};
+struct fp_flt_pre_inner {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_PRE_ENTRIES);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct fp_flt_pre));
+};
 struct fp_flt_keys_inner {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
@@ -91,6 +105,8 @@ FP_OUTER(fp_flt_qname, struct fp_flt_qname_inner); /* DNS name hash -> class */
 FP_OUTER(fp_flt_rules, struct fp_flt_rules_inner); /* rule index -> action */
 FP_OUTER(fp_flt_cnt, struct fp_flt_cnt_inner);     /* rule index -> counters */
 FP_OUTER(fp_flt_text, struct fp_flt_text_inner);   /* rule index -> text (user only) */
+FP_OUTER(fp_flt_cmask, struct fp_flt_cmask_inner); /* field class -> tuples to probe */
+FP_OUTER(fp_flt_pre, struct fp_flt_pre_inner);     /* address /16 -> class, lengths to probe */
 
 /* Limiter state, shared by generations: keyed by the rule's ident. */
 struct {

@@ -19,6 +19,7 @@
 
 #include "common/pkt.h"
 #include "common/rand.h"
+#include "filter/compile.h"
 #include "filter/filter.h"
 #include "rules/match_ref.h"
 
@@ -48,6 +49,7 @@ static void test_random_sets(void **state)
 {
 	unsigned sets = env_or("FP_DIFF_SETS", 120), per = env_or("FP_DIFF_PACKETS", 1000);
 	uint64_t seed = env_or("FP_DIFF_SEED", 1), checked = 0, matched = 0;
+	unsigned wide_sets = 0; /* sets with more tuples than the candidate mask has bits */
 	struct fp_filter *f;
 	char err[512];
 
@@ -65,6 +67,13 @@ static void test_random_sets(void **state)
 		rng_seed(&r, seed * 1000003 + s);
 		n = 1 + rng_below(&r, s % 10 == 9 ? 200 : 24);
 		assert_int_equal(random_ruleset(&r, n, &set), 0);
+		{
+			struct fp_flt_image img;
+
+			assert_int_equal(fp_flt_image__build(&set, &img, err, sizeof(err)), 0);
+			wide_sets += img.cfg.n_tuples >= FP_CM_TUPLE_BITS;
+			fp_flt_image__free(&img);
+		}
 		if (fp_filter__apply(f, &set, err, sizeof(err))) {
 			fprintf(stderr, "apply failed for set %u: %s\n", s, err);
 			dump_case(&set, NULL, 0);
@@ -105,8 +114,11 @@ static void test_random_sets(void **state)
 		}
 		random_ruleset_free(&set);
 	}
-	fprintf(stderr, "differential: %llu frames agree (%llu decided by a rule)\n",
-		(unsigned long long)checked, (unsigned long long)matched);
+	fprintf(stderr, "differential: %llu frames agree (%llu decided by a rule); "
+		"%u sets of %u or more tuples\n", (unsigned long long)checked,
+		(unsigned long long)matched, wide_sets, FP_CM_TUPLE_BITS);
+	if (sets >= 20)
+		assert_true(wide_sets > 0); /* the overflow path (tuples 63 and up) ran */
 	assert_true(checked >= (uint64_t)sets * per * 9 / 10);
 	assert_true(matched > checked / 10); /* the test is meaningless if nothing matches */
 	fp_filter__close(f);

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The two tables that keep the stage's per-packet work small (ABI
+ * include/fastpath/abi.h, fp_flt_cmask and fp_flt_pre):
+ *
+ * - tuple masks: per field and class, the tuples that can still match, so
+ *   the stage ANDs one word per field and probes only the tuples left
+ *   (usually one or none) instead of every tuple whose fields are present;
+ * - the address prefilter: per table and top 16 bits, the class the short
+ *   prefixes give and which longer prefix lengths can hit, so an address no
+ *   long prefix is near costs no hash probe.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter/compile_internal.h"
+
+static uint64_t tuple_bit(uint32_t t)
+{
+	return 1ull << (t < FP_CM_TUPLE_BITS - 1 ? t : FP_CM_TUPLE_BITS - 1);
+}
+
+/* Class-indexed fields: where each lives in fp_flt_cmask. */
+static const struct {
+	enum cfield f;
+	uint32_t term, base, n;
+} cm_fields[] = {
+	{ CF_SPORT, FP_T_SPORT, FP_CM_SPORT, FP_CM_RANGE_N },
+	{ CF_DPORT, FP_T_DPORT, FP_CM_DPORT, FP_CM_RANGE_N },
+	{ CF_LEN, FP_T_LEN, FP_CM_LEN, FP_CM_RANGE_N },
+	{ CF_TTL, FP_T_TTL, FP_CM_TTL, FP_CM_TTL_N },
+	{ CF_VLAN, FP_T_VLAN, FP_CM_VLAN, FP_CM_VLAN_N },
+	{ CF_SRC, FP_T_SRC, FP_CM_SRC, FP_CM_ADDR_N },
+	{ CF_DST, FP_T_DST, FP_CM_DST, FP_CM_ADDR_N },
+	{ CF_QNAME, FP_T_QNAME, FP_CM_QNAME, FP_CM_QNAME_N },
+};
+#define N_CM_FIELDS (sizeof(cm_fields) / sizeof(cm_fields[0]))
+
+/* Tuples (as mask bits) whose fields lack `term`. */
+static uint64_t not_using(const struct fp_flt_image *img, uint32_t term)
+{
+	uint64_t m = 0;
+
+	for (uint32_t t = 0; t < img->cfg.n_tuples; t++)
+		if (!(img->cfg.tuples[t].fields & term))
+			m |= tuple_bit(t);
+	return m;
+}
+
+static void fill(uint64_t *v, uint32_t n, uint64_t m)
+{
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = m;
+}
+
+int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
+		const uint8_t *rule_tuple, const struct rule_cls *rc)
+{
+	uint64_t *cm = calloc(FP_CM_ENTRIES, sizeof(*cm));
+
+	if (!cm)
+		return -ENOMEM;
+	for (size_t j = 0; j < N_CM_FIELDS; j++)
+		fill(cm + cm_fields[j].base, cm_fields[j].n, not_using(img, cm_fields[j].term));
+	fill(cm + FP_CM_PROTO, FP_CM_PROTO_N, not_using(img, FP_T_PROTO));
+	fill(cm + FP_CM_L3, FP_CM_L3_N, not_using(img, FP_T_L3));
+
+	for (size_t i = 0; i < set->n; i++) {
+		const struct fp_rule *r = &set->rules[i];
+		uint64_t b = tuple_bit(rule_tuple[i]);
+
+		for (size_t j = 0; j < N_CM_FIELDS; j++) {
+			const struct clist *l = &rc[i].f[cm_fields[j].f];
+
+			if (!(r->terms & cm_fields[j].term))
+				continue;
+			for (uint32_t k = 0; k < l->n; k++) {
+				if (l->v[k] >= cm_fields[j].n) {
+					free(cm); /* the ABI's regions are sized so this cannot be */
+					return -E2BIG;
+				}
+				cm[cm_fields[j].base + l->v[k]] |= b;
+			}
+		}
+		if (r->terms & FP_T_PROTO)
+			cm[FP_CM_PROTO + r->proto] |= b;
+		if (r->terms & FP_T_L3)
+			cm[FP_CM_L3 + (r->l3 == 6 ? 2 : 1)] |= b;
+	}
+	img->cmask = cm;
+	return 0;
+}
+
+static uint32_t hi16(const uint8_t *addr)
+{
+	return (uint32_t)addr[0] << 8 | addr[1];
+}
+
+int build_prefilter(struct fp_flt_image *img)
+{
+	struct fp_flt_pre *pre = calloc(FP_PRE_ENTRIES, sizeof(*pre));
+
+	if (!pre)
+		return -ENOMEM;
+	/* short prefixes, shortest first: a longer one overwrites the part it holds */
+	for (uint32_t plen = 0; plen <= 16; plen++) {
+		for (size_t i = 0; i < img->n_addr; i++) {
+			const struct fp_flt_addr_key *k = &img->addr[i];
+			uint32_t base, span;
+
+			if (k->plen != plen)
+				continue;
+			span = 1u << (16 - plen);
+			base = (uint32_t)k->tbl << 16 | (hi16(k->addr) & ~(span - 1));
+			for (uint32_t h = 0; h < span; h++)
+				pre[base + h].cls = img->addr_cls[i];
+		}
+	}
+	/* longer prefixes: their /16 probes their length */
+	for (size_t i = 0; i < img->n_addr; i++) {
+		const struct fp_flt_addr_key *k = &img->addr[i];
+
+		if (k->plen <= 16)
+			continue;
+		for (uint32_t j = 0; j < img->cfg.n_plen[k->tbl & 3]; j++) {
+			if (img->cfg.plen[k->tbl & 3][j] == k->plen) {
+				pre[(uint32_t)k->tbl << 16 | hi16(k->addr)].probe |= 1ull << j;
+				break;
+			}
+		}
+	}
+	img->pre = pre;
+	return 0;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The filter compiler's tuple masks and address prefilter (compile_masks.c)
+ * on hand-written rule sets: which tuples each class leaves, which /16s
+ * probe which prefix lengths, what class the short prefixes give, and the
+ * DNS depth masks. The differential test checks the stage end to end; this
+ * pins the tables themselves.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "filter/compile.h"
+#include "rules/rule.h"
+
+static void build(const char *text, struct fp_flt_image *img)
+{
+	struct fp_ruleset set;
+	struct fp_diags d = { 0 };
+	char err[256];
+
+	assert_int_equal(fp_ruleset__parse(text, strlen(text), &set, &d), 0);
+	assert_int_equal(fp_flt_image__build(&set, img, err, sizeof(err)), 0);
+	fp_ruleset__free(&set);
+	fp_diags__free(&d);
+}
+
+static uint32_t pre_idx(unsigned tbl, unsigned a, unsigned b)
+{
+	return tbl << 16 | a << 8 | b;
+}
+
+/* The class the image gives an exact address node (tbl, plen, a.b.c.d). */
+static uint32_t node_cls(const struct fp_flt_image *img, unsigned tbl, unsigned plen,
+			 const uint8_t v4[4])
+{
+	for (size_t i = 0; i < img->n_addr; i++)
+		if (img->addr[i].tbl == tbl && img->addr[i].plen == plen &&
+		    !memcmp(img->addr[i].addr, v4, 4))
+			return img->addr_cls[i];
+	fail_msg("no node /%u", plen);
+	return 0;
+}
+
+static void test_prefilter(void **state)
+{
+	struct fp_flt_image img;
+	uint32_t c8, c16, c24;
+
+	(void)state;
+	build("drop src 10.0.0.0/8\n"
+	      "drop src 10.1.0.0/16\n"
+	      "drop src 10.1.2.0/24\n"
+	      "drop src 10.1.2.3/32\n"
+	      "drop dst 10.9.9.9/32\n", &img);
+	c8 = node_cls(&img, FP_ADDR_SRC4, 8, (const uint8_t[]){ 10, 0, 0, 0 });
+	c16 = node_cls(&img, FP_ADDR_SRC4, 16, (const uint8_t[]){ 10, 1, 0, 0 });
+	c24 = node_cls(&img, FP_ADDR_SRC4, 24, (const uint8_t[]){ 10, 1, 2, 0 });
+	(void)c24;
+	/* src lengths, longest first: 32, 24, 16, 8 -> indexes 0..3 */
+	assert_int_equal(img.cfg.n_plen[FP_ADDR_SRC4], 4);
+	assert_int_equal(img.cfg.plen[FP_ADDR_SRC4][0], 32);
+	assert_int_equal(img.cfg.plen[FP_ADDR_SRC4][1], 24);
+	/* 10.1/16: its own class, and both longer lengths to probe */
+	assert_int_equal(img.pre[pre_idx(0, 10, 1)].cls, c16);
+	assert_int_equal(img.pre[pre_idx(0, 10, 1)].probe, 0x3);
+	/* elsewhere in 10/8: the /8's class, nothing to probe */
+	assert_int_equal(img.pre[pre_idx(0, 10, 0)].cls, c8);
+	assert_int_equal(img.pre[pre_idx(0, 10, 255)].cls, c8);
+	assert_int_equal(img.pre[pre_idx(0, 10, 255)].probe, 0);
+	/* outside: nothing */
+	assert_int_equal(img.pre[pre_idx(0, 11, 0)].cls, 0);
+	assert_int_equal(img.pre[pre_idx(0, 9, 255)].cls, 0);
+	/* the dst table is separate: 10.9/16 probes its one length */
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 9)].probe, 0x1);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 9)].cls, 0);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 1)].probe, 0);
+	fp_flt_image__free(&img);
+}
+
+static void test_prefilter_v6_and_default_route(void **state)
+{
+	struct fp_flt_image img;
+	uint32_t any;
+
+	(void)state;
+	build("drop src 0.0.0.0/0\n"
+	      "drop src 2001:db8::/32\n"
+	      "drop src 2001:db8:1::/48\n", &img);
+	any = node_cls(&img, FP_ADDR_SRC4, 0, (const uint8_t[]){ 0, 0, 0, 0 });
+	for (unsigned h = 0; h < 65536; h += 4099)
+		assert_int_equal(img.pre[pre_idx(0, h >> 8, h & 255)].cls, any);
+	/* 2001::/16 probes both v6 lengths (/48 index 0, /32 index 1) */
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x01)].probe, 0x3);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x02)].probe, 0);
+	fp_flt_image__free(&img);
+}
+
+static void test_tuple_masks(void **state)
+{
+	struct fp_flt_image img;
+	uint64_t t_dport, t_src, t_qname;
+
+	(void)state;
+	/* three shapes: {proto dport}, {src}, {proto dport qname} */
+	build("drop udp dport 11211\n"
+	      "drop src 192.0.2.0/24\n"
+	      "drop udp dport 53 qname *.example.com\n"
+	      "drop tcp dport 80-90\n", &img);
+	assert_int_equal(img.cfg.n_tuples, 3);
+	t_dport = 1ull << 0, t_src = 1ull << 1, t_qname = 1ull << 2;
+	/* dport 11211's class: the {proto dport} tuple, and {src}, which has no dport */
+	{
+		uint32_t c = img.cls[FP_CLS_DPORT + 11211];
+
+		assert_int_not_equal(c, 0);
+		assert_int_equal(img.cmask[FP_CM_DPORT + c], t_dport | t_src);
+	}
+	/* dport 53: the qname tuple (and not {proto dport}: no rule of it covers 53) */
+	assert_int_equal(img.cmask[FP_CM_DPORT + img.cls[FP_CLS_DPORT + 53]], t_qname | t_src);
+	/* a port no rule names: only tuples without dport */
+	assert_int_equal(img.cmask[FP_CM_DPORT + 0], t_src);
+	/* protocols: udp 17 and tcp 6 keep the proto tuples; icmp only {src} */
+	assert_int_equal(img.cmask[FP_CM_PROTO + 17], t_dport | t_src | t_qname);
+	assert_int_equal(img.cmask[FP_CM_PROTO + 6], t_dport | t_src);
+	assert_int_equal(img.cmask[FP_CM_PROTO + 1], t_src);
+	assert_int_equal(img.cmask[FP_CM_PROTO + 256], t_src);
+	/* no rule uses ip/ip6: every tuple passes the L3 word */
+	assert_int_equal(img.cmask[FP_CM_L3 + 1], t_dport | t_src | t_qname);
+	/* a qname class: only the qname tuple needs it */
+	assert_int_equal(img.cmask[FP_CM_QNAME + 0], t_dport | t_src);
+	/* DNS depth: *.example.com is a wildcard whose suffix has 3 labels */
+	assert_int_equal(img.cfg.qn_depth[FP_QN_WILD], 1ull << 2);
+	assert_int_equal(img.cfg.qn_depth[FP_QN_EXACT], 0);
+	assert_int_equal(img.cfg.qn_max_depth, 3);
+	fp_flt_image__free(&img);
+}
+
+/* 70 shapes: tuples 63 and up share bit 63. */
+static void test_tuple_overflow_bit(void **state)
+{
+	char text[8192];
+	size_t len = 0;
+	struct fp_flt_image img;
+
+	(void)state;
+	for (unsigned i = 0; i < 70; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"drop udp dport %u%s%s%s%s%s%s\n", 1000 + i,
+					i & 1 ? " ttl 1-9" : "", i & 2 ? " len 100-200" : "",
+					i & 4 ? " sport 7" : "", i & 8 ? " vlan 5" : "",
+					i & 16 ? " frag" : "", i & 32 ? " src 10.0.0.0/8" : "");
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "drop ip6 udp dport 1\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "drop ip udp dport 2 qtype A\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "drop ip6 tcp dport 3\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+				"drop ip6 tcp dport 4 flags syn\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "drop icmp\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "drop icmp6 ttl 1\n");
+	len += (size_t)snprintf(text + len, sizeof(text) - len, "drop ip ttl 2\n");
+	build(text, &img);
+	assert_true(img.cfg.n_tuples >= FP_CM_TUPLE_BITS);
+	/* dport 2 is the rule of a late tuple: only bit 63 can carry it */
+	assert_true(img.cmask[FP_CM_DPORT + img.cls[FP_CLS_DPORT + 2]] & (1ull << 63));
+	fp_flt_image__free(&img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_prefilter),
+		cmocka_unit_test(test_prefilter_v6_and_default_route),
+		cmocka_unit_test(test_tuple_masks),
+		cmocka_unit_test(test_tuple_overflow_bit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
