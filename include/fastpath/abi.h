@@ -138,7 +138,9 @@ struct fp_flt_gencfg {
 	__u32 use;             /* FP_T_* bits any rule uses */
 	__u8  default_verdict; /* XDP_PASS or XDP_DROP */
 	__u8  n_plen[4];       /* per fp_addr_tbl */
-	__u8  pad[3];
+	__u8  key_bits;        /* fp_flt_keys has 2^key_bits slots */
+	__u8  addr_bits;       /* fp_flt_addr has 2^addr_bits slots */
+	__u8  pad;
 	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
 	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
 	/* DNS name nodes by depth (labels, root included): bit d - 1 for depth d,
@@ -147,7 +149,13 @@ struct fp_flt_gencfg {
 	__u64 qn_depth[2];
 	__u32 qn_max_depth;    /* deepest node (FP_DNS_LABELS_MAX when >= 64) */
 	__u32 pad2;
+	/* fp_flt_cmask's class-0 words (tuples without the field), by enum
+	 * fp_cm_field: a packet lacking a field costs no lookup */
+	__u64 cm_zero[8];
 };
+
+enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN,
+		   FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME };
 
 /*
  * fp_flt_cls: one array of u32 class ids per generation, value per index:
@@ -242,6 +250,52 @@ struct fp_flt_key {
 	__u32 src, dst, qname;
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_key) == 28);
+
+/*
+ * The tuple keys and the address prefixes live in flat hash tables: ARRAY
+ * maps of 2^bits slots, open addressing with linear probing. A key's home
+ * slot is the top `bits` bits of fp_flat_hash over its bytes zero-padded
+ * to four 64-bit words (little-endian loads); a probe looks at most
+ * FP_FLAT_PROBES slots from home and stops at an empty one. The user side
+ * grows a table until every key sits within reach. Cheaper in XDP than a
+ * HASH map: a few multiplies instead of jhash, array slots instead of
+ * buckets.
+ */
+#define FP_FLAT_PROBES   8
+#define FP_FLAT_MIN_BITS 4
+#define FP_FLAT_MAX_BITS 23
+#define FP_FLAT_M        0x9e3779b97f4a7c15ULL
+
+static inline __u64 fp_flat_mix(__u64 h, __u64 w)
+{
+	h = (h ^ w) * FP_FLAT_M;
+	return h ^ (h >> 31);
+}
+
+static inline __u64 fp_flat_hash(__u64 a, __u64 b, __u64 c, __u64 d)
+{
+	__u64 h = 0x243f6a8885a308d3ULL;
+
+	h = fp_flat_mix(h, a);
+	h = fp_flat_mix(h, b);
+	h = fp_flat_mix(h, c);
+	h = fp_flat_mix(h, d);
+	return h * FP_FLAT_M;
+}
+
+/* A slot of fp_flt_keys: the key and its rule (FP_FLT_NO_RULE: empty). */
+struct fp_flt_key_slot {
+	struct fp_flt_key key;
+	__u32 rule;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_key_slot) == 32);
+
+/* A slot of fp_flt_addr: a prefix and its class (0: empty). */
+struct fp_flt_addr_slot {
+	struct fp_flt_addr_key key;
+	__u32 cls;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_addr_slot) == 24);
 
 enum fp_flt_action { FP_FLT_PASS = 0, FP_FLT_DROP = 1, FP_FLT_LIMIT = 2 };
 enum fp_flt_by { FP_FLT_BY_ALL = 0, FP_FLT_BY_SRC = 1, FP_FLT_BY_DST = 2, FP_FLT_BY_FLOW = 3 };

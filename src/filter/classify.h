@@ -24,6 +24,15 @@ struct fp_cls {
 	__u16 vlan[2];    /* classes of the outer and inner tag */
 };
 
+/* The current packet's classes, per CPU: off the stack, which three
+ * nested calls share (512 bytes in all). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_cls);
+} fp_flt_cls_buf SEC(".maps");
+
 static __always_inline __u32 cls_at(void *cls, __u32 idx)
 {
 	__u32 *v = bpf_map_lookup_elem(cls, &idx);
@@ -54,6 +63,57 @@ static const __u8 fp_debruijn64[64] = {
 static __always_inline __u32 fp_ctz64(__u64 x)
 {
 	return fp_debruijn64[((x & -x) * 0x022fdd63cc95386dULL) >> 58];
+}
+
+/* Keys as the four little-endian words fp_flat_hash takes (zero padded). */
+union fp_key_w {
+	struct fp_flt_key k;
+	__u64 w[4];
+};
+union fp_addr_w {
+	struct fp_flt_addr_key k;
+	__u64 w[4];
+};
+
+/* The home slot of 4 words in a flat table of 2^bits slots. */
+static __always_inline __u32 flat_home(const __u64 *w, __u32 bits)
+{
+	return fp_flat_hash(w[0], w[1], w[2], w[3]) >> ((64 - bits) & 63);
+}
+
+/* A tuple key's rule in the flat table fp_flt_keys (FP_FLT_NO_RULE: none). */
+static __always_inline __u32 flat_key_rule(void *tbl, __u32 bits, const union fp_key_w *k)
+{
+	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k->w, bits);
+
+	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
+		__u32 i = (at + d) & mask;
+		const __u64 *s = bpf_map_lookup_elem(tbl, &i);
+
+		if (!s || (__u32)(s[3] >> 32) == FP_FLT_NO_RULE)
+			return FP_FLT_NO_RULE; /* an empty slot ends the probe */
+		if (s[0] == k->w[0] && s[1] == k->w[1] && s[2] == k->w[2] &&
+		    (__u32)s[3] == (__u32)k->w[3])
+			return s[3] >> 32;
+	}
+	return FP_FLT_NO_RULE;
+}
+
+/* A prefix's class in the flat table fp_flt_addr (0: none). */
+static __always_inline __u32 flat_addr_cls(void *tbl, __u32 bits, const union fp_addr_w *k)
+{
+	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k->w, bits);
+
+	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
+		__u32 i = (at + d) & mask;
+		const __u64 *s = bpf_map_lookup_elem(tbl, &i);
+
+		if (!s || !(s[2] >> 32))
+			return 0;
+		if (s[0] == k->w[0] && s[1] == k->w[1] && (__u32)s[2] == (__u32)k->w[2])
+			return s[2] >> 32;
+	}
+	return 0;
 }
 
 /*
@@ -97,8 +157,8 @@ struct addr_walk {
 static __always_inline long addr_probe(__u32 unused, void *arg)
 {
 	struct addr_walk *w = arg;
-	struct fp_flt_addr_key k = { .tbl = w->tbl };
-	__u32 i, plen, words = w->tbl >= FP_ADDR_SRC6 ? 4 : 1, *cls;
+	union fp_addr_w k = { .w = { 0 } };
+	__u32 i, plen, words = w->tbl >= FP_ADDR_SRC6 ? 4 : 1, cls;
 
 	if (!w->probe)
 		return 1;
@@ -107,19 +167,20 @@ static __always_inline long addr_probe(__u32 unused, void *arg)
 	if (i >= FP_MAX_PLENS)
 		return 1;
 	plen = w->g->plen[w->tbl & 3][i];
-	k.plen = plen;
+	k.k.tbl = w->tbl;
+	k.k.plen = plen;
 	for (__u32 wd = 0; wd < 4 && wd < words; wd++) {
 		__u32 a, bits, mask;
 
 		__builtin_memcpy(&a, w->addr + 4 * wd, 4);
 		bits = plen > 32 * wd ? plen - 32 * wd : 0;
 		mask = bits >= 32 ? 0xffffffffu : bits ? bpf_htonl(~0u << (32 - bits)) : 0;
-		__builtin_memcpy(k.addr + 4 * wd, &(__u32){ a & mask }, 4);
+		__builtin_memcpy(k.k.addr + 4 * wd, &(__u32){ a & mask }, 4);
 	}
-	cls = bpf_map_lookup_elem(w->map, &k);
+	cls = flat_addr_cls(w->map, w->g->addr_bits, &k);
 	if (!cls)
 		return 0;
-	w->cls = *cls;
+	w->cls = cls;
 	return 1;
 }
 

@@ -238,6 +238,11 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 			img->key_rule[img->n_keys++] = v;
 		}
 	}
+	ret = build_flat(img);
+	if (ret == -E2BIG)
+		snprintf(err, errlen, "the rule set's tables do not fit 2^%u slots", FP_FLAT_MAX_BITS);
+	if (ret)
+		goto out;
 	ret = 0;
 	err[0] = 0;
 out:
@@ -266,6 +271,8 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->addr_cls);
 	free(img->qn_key);
 	free(img->qn_val);
+	free(img->key_slots);
+	free(img->addr_slots);
 	free(img->cmask);
 	free(img->pre);
 	memset(img, 0, sizeof(*img));

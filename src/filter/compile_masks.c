@@ -24,16 +24,17 @@ static uint64_t tuple_bit(uint32_t t)
 /* Class-indexed fields: where each lives in fp_flt_cmask. */
 static const struct {
 	enum cfield f;
+	enum fp_cm_field z;
 	uint32_t term, base, n;
 } cm_fields[] = {
-	{ CF_SPORT, FP_T_SPORT, FP_CM_SPORT, FP_CM_RANGE_N },
-	{ CF_DPORT, FP_T_DPORT, FP_CM_DPORT, FP_CM_RANGE_N },
-	{ CF_LEN, FP_T_LEN, FP_CM_LEN, FP_CM_RANGE_N },
-	{ CF_TTL, FP_T_TTL, FP_CM_TTL, FP_CM_TTL_N },
-	{ CF_VLAN, FP_T_VLAN, FP_CM_VLAN, FP_CM_VLAN_N },
-	{ CF_SRC, FP_T_SRC, FP_CM_SRC, FP_CM_ADDR_N },
-	{ CF_DST, FP_T_DST, FP_CM_DST, FP_CM_ADDR_N },
-	{ CF_QNAME, FP_T_QNAME, FP_CM_QNAME, FP_CM_QNAME_N },
+	{ CF_SPORT, FP_CMF_SPORT, FP_T_SPORT, FP_CM_SPORT, FP_CM_RANGE_N },
+	{ CF_DPORT, FP_CMF_DPORT, FP_T_DPORT, FP_CM_DPORT, FP_CM_RANGE_N },
+	{ CF_LEN, FP_CMF_LEN, FP_T_LEN, FP_CM_LEN, FP_CM_RANGE_N },
+	{ CF_TTL, FP_CMF_TTL, FP_T_TTL, FP_CM_TTL, FP_CM_TTL_N },
+	{ CF_VLAN, FP_CMF_VLAN, FP_T_VLAN, FP_CM_VLAN, FP_CM_VLAN_N },
+	{ CF_SRC, FP_CMF_SRC, FP_T_SRC, FP_CM_SRC, FP_CM_ADDR_N },
+	{ CF_DST, FP_CMF_DST, FP_T_DST, FP_CM_DST, FP_CM_ADDR_N },
+	{ CF_QNAME, FP_CMF_QNAME, FP_T_QNAME, FP_CM_QNAME, FP_CM_QNAME_N },
 };
 #define N_CM_FIELDS (sizeof(cm_fields) / sizeof(cm_fields[0]))
 
@@ -61,8 +62,10 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 
 	if (!cm)
 		return -ENOMEM;
-	for (size_t j = 0; j < N_CM_FIELDS; j++)
-		fill(cm + cm_fields[j].base, cm_fields[j].n, not_using(img, cm_fields[j].term));
+	for (size_t j = 0; j < N_CM_FIELDS; j++) {
+		img->cfg.cm_zero[cm_fields[j].z] = not_using(img, cm_fields[j].term);
+		fill(cm + cm_fields[j].base, cm_fields[j].n, img->cfg.cm_zero[cm_fields[j].z]);
+	}
 	fill(cm + FP_CM_PROTO, FP_CM_PROTO_N, not_using(img, FP_T_PROTO));
 	fill(cm + FP_CM_L3, FP_CM_L3_N, not_using(img, FP_T_L3));
 

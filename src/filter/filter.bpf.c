@@ -25,12 +25,24 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 	}
 }
 
+/* One field's word: its class's from fp_flt_cmask, class 0's from gencfg. */
+#define CM_FIELD(name, cls)                                                           \
+	((cls) ? cm_at(cm, FP_CM_##name, FP_CM_##name##_N_, (cls)) : g->cm_zero[FP_CMF_##name])
+#define FP_CM_SPORT_N_ FP_CM_RANGE_N
+#define FP_CM_DPORT_N_ FP_CM_RANGE_N
+#define FP_CM_LEN_N_   FP_CM_RANGE_N
+#define FP_CM_TTL_N_   FP_CM_TTL_N
+#define FP_CM_VLAN_N_  FP_CM_VLAN_N
+#define FP_CM_SRC_N_   FP_CM_ADDR_N
+#define FP_CM_DST_N_   FP_CM_ADDR_N
+#define FP_CM_QNAME_N_ FP_CM_QNAME_N
+
 /* The tuples that can still match: one mask word per field in use, ANDed. */
-static __always_inline __u64 candidates(struct fp_pkt *pkt, __u32 use, __u32 gen,
-					const struct fp_cls *c)
+static __always_inline __u64 candidates(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
+					__u32 use, __u32 gen, const struct fp_cls *c)
 {
 	void *cm = bpf_map_lookup_elem(&fp_flt_cmask, &gen);
-	__u64 m = ~0ULL, v;
+	__u64 m = ~0ULL;
 
 	if (!cm)
 		return m;
@@ -41,25 +53,21 @@ static __always_inline __u64 candidates(struct fp_pkt *pkt, __u32 use, __u32 gen
 		m &= cm_at(cm, FP_CM_PROTO, FP_CM_PROTO_N,
 			   pkt->have & FP_HAVE_PROTO ? pkt->proto : 256);
 	if (use & FP_T_SPORT)
-		m &= cm_at(cm, FP_CM_SPORT, FP_CM_RANGE_N, c->sport);
+		m &= CM_FIELD(SPORT, c->sport);
 	if (use & FP_T_DPORT)
-		m &= cm_at(cm, FP_CM_DPORT, FP_CM_RANGE_N, c->dport);
+		m &= CM_FIELD(DPORT, c->dport);
 	if (use & FP_T_LEN)
-		m &= cm_at(cm, FP_CM_LEN, FP_CM_RANGE_N, c->len);
+		m &= CM_FIELD(LEN, c->len);
 	if (use & FP_T_TTL)
-		m &= cm_at(cm, FP_CM_TTL, FP_CM_TTL_N, c->ttl);
+		m &= CM_FIELD(TTL, c->ttl);
 	if (use & FP_T_SRC)
-		m &= cm_at(cm, FP_CM_SRC, FP_CM_ADDR_N, c->src);
+		m &= CM_FIELD(SRC, c->src);
 	if (use & FP_T_DST)
-		m &= cm_at(cm, FP_CM_DST, FP_CM_ADDR_N, c->dst);
+		m &= CM_FIELD(DST, c->dst);
 	if (use & FP_T_QNAME)
-		m &= cm_at(cm, FP_CM_QNAME, FP_CM_QNAME_N, c->qname);
-	if (use & FP_T_VLAN) {
-		v = cm_at(cm, FP_CM_VLAN, FP_CM_VLAN_N, c->vlan[0]);
-		if (c->vlan[1])
-			v |= cm_at(cm, FP_CM_VLAN, FP_CM_VLAN_N, c->vlan[1]);
-		m &= v;
-	}
+		m &= CM_FIELD(QNAME, c->qname);
+	if (use & FP_T_VLAN)
+		m &= CM_FIELD(VLAN, c->vlan[0]) | (c->vlan[1] ? CM_FIELD(VLAN, c->vlan[1]) : 0);
 	return m;
 }
 
@@ -123,7 +131,7 @@ __attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct f
 		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
 		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
 		      (c->vlan[0] ? FP_T_VLAN : 0) | (c->qname ? FP_T_QNAME : 0);
-	c->cand = candidates(pkt, use, gen, c);
+	c->cand = candidates(pkt, g, use, gen, c);
 	return 0;
 }
 
@@ -144,8 +152,9 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	const struct fp_cls *c = w->c;
 	struct fp_pkt *pkt = w->pkt;
 	const struct fp_flt_tuple *tu;
-	struct fp_flt_key k;
-	__u32 f, *hit;
+	union fp_key_w kw = { .w = { 0 } };
+	struct fp_flt_key *kp = &kw.k;
+	__u32 f, hit;
 
 	if (t >= FP_MAX_TUPLES)
 		return 1;
@@ -157,28 +166,28 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	}
 	if (f & ~c->present)
 		return 0; /* a field this shape needs is absent */
-	k.tuple = t;
-	k.l3 = f & FP_T_L3 ? pkt->l3 : 0;
-	k.proto = f & FP_T_PROTO ? pkt->proto : 0;
-	k.flags = f & FP_T_FLAGS ? pkt->tcp_flags & tu->flags_mask : 0;
-	k.vlan = f & FP_T_VLAN ? c->vlan[0] : 0;
-	k.sport = f & FP_T_SPORT ? c->sport : 0;
-	k.dport = f & FP_T_DPORT ? c->dport : 0;
-	k.len = f & FP_T_LEN ? c->len : 0;
-	k.ttl = f & FP_T_TTL ? c->ttl : 0;
-	k.qtype = f & FP_T_QTYPE ? pkt->qtype : 0;
-	k.src = f & FP_T_SRC ? c->src : 0;
-	k.dst = f & FP_T_DST ? c->dst : 0;
-	k.qname = f & FP_T_QNAME ? c->qname : 0;
-	hit = bpf_map_lookup_elem(w->keys, &k);
-	if (hit && *hit < w->best)
-		w->best = *hit;
+	kp->tuple = t;
+	kp->l3 = f & FP_T_L3 ? pkt->l3 : 0;
+	kp->proto = f & FP_T_PROTO ? pkt->proto : 0;
+	kp->flags = f & FP_T_FLAGS ? pkt->tcp_flags & tu->flags_mask : 0;
+	kp->vlan = f & FP_T_VLAN ? c->vlan[0] : 0;
+	kp->sport = f & FP_T_SPORT ? c->sport : 0;
+	kp->dport = f & FP_T_DPORT ? c->dport : 0;
+	kp->len = f & FP_T_LEN ? c->len : 0;
+	kp->ttl = f & FP_T_TTL ? c->ttl : 0;
+	kp->qtype = f & FP_T_QTYPE ? pkt->qtype : 0;
+	kp->src = f & FP_T_SRC ? c->src : 0;
+	kp->dst = f & FP_T_DST ? c->dst : 0;
+	kp->qname = f & FP_T_QNAME ? c->qname : 0;
+	hit = flat_key_rule(w->keys, w->g->key_bits, &kw);
+	if (hit < w->best)
+		w->best = hit;
 	if ((f & FP_T_VLAN) && c->vlan[1]) {
 		/* QinQ with both tags named by rules: try the other tag too */
-		k.vlan = c->vlan[1];
-		hit = bpf_map_lookup_elem(w->keys, &k);
-		if (hit && *hit < w->best)
-			w->best = *hit;
+		kp->vlan = c->vlan[1];
+		hit = flat_key_rule(w->keys, w->g->key_bits, &kw);
+		if (hit < w->best)
+			w->best = hit;
 	}
 	return 0;
 }
@@ -236,12 +245,19 @@ __attribute__((noinline)) __u32 fp_flt_first_match(struct fp_pkt *pkt,
 	return w.best;
 }
 
-/* GCRA: conforming packets advance the theoretical arrival time. */
-static __always_inline int limit_conforms(const struct fp_flt_rule *r, struct fp_pkt *pkt)
+/* GCRA: conforming packets advance the theoretical arrival time. A global
+ * function: only limit rules pay for it (and its stack). */
+__attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
+						    struct fp_pkt *pkt)
 {
-	struct fp_flt_lim_key k = { .ident = r->ident, .by = r->by };
+	struct fp_flt_lim_key k = { 0 };
 	struct fp_flt_lim_val *v, init;
 	__u64 now = bpf_ktime_get_ns();
+
+	if (!r || !pkt)
+		return 1;
+	k.ident = r->ident;
+	k.by = r->by;
 
 	if (r->by == FP_FLT_BY_SRC || r->by == FP_FLT_BY_FLOW)
 		__builtin_memcpy(k.src, pkt->src, 16);
@@ -317,10 +333,10 @@ int fp_filter(struct xdp_md *ctx)
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
 	struct fp_rule_cnt *rc = 0;
-	struct fp_cls c;
+	struct fp_cls *c = bpf_map_lookup_elem(&fp_flt_cls_buf, &zero);
 	void *inner;
 
-	if (!pkt || !st)
+	if (!pkt || !st || !c)
 		return XDP_PASS;
 	bytes = pkt->pkt_len;
 	gen = st->gen & 1;
@@ -334,11 +350,11 @@ int fp_filter(struct xdp_md *ctx)
 
 	/* the name first, from here: a call from fp_flt_classify would stack
 	 * three frames over the 512 bytes BPF allows */
-	__builtin_memset(&c, 0, sizeof(c));
+	__builtin_memset(c, 0, sizeof(*c));
 	if ((pkt->have & FP_HAVE_DNS) && (g->use & FP_T_QNAME))
-		c.qname = fp_flt_qname_class(pkt, g, gen);
-	fp_flt_classify(pkt, g, gen, &c);
-	rule = fp_flt_first_match(pkt, g, gen, &c);
+		c->qname = fp_flt_qname_class(pkt, g, gen);
+	fp_flt_classify(pkt, g, gen, c);
+	rule = fp_flt_first_match(pkt, g, gen, c);
 	if (rule < FP_MAX_RULES) {
 		inner = bpf_map_lookup_elem(&fp_flt_rules, &gen);
 		r = inner ? bpf_map_lookup_elem(inner, &rule) : 0;
@@ -348,7 +364,7 @@ int fp_filter(struct xdp_md *ctx)
 		verdict = g->default_verdict == XDP_DROP ? XDP_DROP : XDP_PASS;
 		stat = verdict == XDP_DROP ? FP_FLT_ST_DEFAULT_DROP : FP_FLT_ST_DEFAULT_PASS;
 	} else if (r->action == FP_FLT_LIMIT) {
-		verdict = limit_conforms(r, pkt) ? XDP_PASS : XDP_DROP;
+		verdict = fp_flt_limit_conforms(r, pkt) ? XDP_PASS : XDP_DROP;
 		stat = verdict == XDP_DROP ? FP_FLT_ST_LIMIT_DROP : FP_FLT_ST_LIMIT_PASS;
 	} else {
 		verdict = r->action == FP_FLT_DROP ? XDP_DROP : XDP_PASS;

@@ -60,10 +60,12 @@ static int build_inner(const struct fp_flt_image *img, int fd[O_MAX])
 				  sizeof(struct fp_flt_gencfg), 1, 0);
 	fd[O_CLS] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_cls", 4, 4, FP_CLS_ENTRIES,
 				 BPF_F_MMAPABLE);
-	fd[O_KEYS] = inner_create(BPF_MAP_TYPE_HASH, "fp_flt_keys", sizeof(struct fp_flt_key), 4,
-				  img->n_keys, 0);
-	fd[O_ADDR] = inner_create(BPF_MAP_TYPE_HASH, "fp_flt_addr",
-				  sizeof(struct fp_flt_addr_key), 4, img->n_addr, 0);
+	fd[O_KEYS] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_keys", 4,
+				  sizeof(struct fp_flt_key_slot), 1u << img->cfg.key_bits,
+				  BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	fd[O_ADDR] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_addr", 4,
+				  sizeof(struct fp_flt_addr_slot), 1u << img->cfg.addr_bits,
+				  BPF_F_INNER_MAP | BPF_F_MMAPABLE);
 	fd[O_QNAME] = inner_create(BPF_MAP_TYPE_HASH, "fp_flt_qname",
 				   sizeof(struct fp_flt_qname_key),
 				   sizeof(struct fp_flt_qname_val), img->n_qname, 0);
@@ -96,9 +98,11 @@ static int build_inner(const struct fp_flt_image *img, int fd[O_MAX])
 		ret = mmap_fill(fd[O_PRE], img->pre, FP_PRE_ENTRIES, sizeof(struct fp_flt_pre),
 				FP_PRE_ENTRIES);
 	if (!ret)
-		ret = batch_fill(fd[O_KEYS], img->keys, img->key_rule, img->n_keys);
+		ret = mmap_fill(fd[O_KEYS], img->key_slots, 1u << img->cfg.key_bits,
+				sizeof(struct fp_flt_key_slot), 1u << img->cfg.key_bits);
 	if (!ret)
-		ret = batch_fill(fd[O_ADDR], img->addr, img->addr_cls, img->n_addr);
+		ret = mmap_fill(fd[O_ADDR], img->addr_slots, 1u << img->cfg.addr_bits,
+				sizeof(struct fp_flt_addr_slot), 1u << img->cfg.addr_bits);
 	if (!ret)
 		ret = batch_fill(fd[O_QNAME], img->qn_key, img->qn_val, img->n_qname);
 	return ret;

@@ -58,17 +58,20 @@ struct fp_flt_pre_inner {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct fp_flt_pre));
 };
+/* Flat hash tables (abi.h): sized per generation, hence BPF_F_INNER_MAP. */
 struct fp_flt_keys_inner {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct fp_flt_key));
-	__uint(value_size, sizeof(__u32));
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << FP_FLAT_MIN_BITS);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct fp_flt_key_slot));
 };
 struct fp_flt_addr_inner {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct fp_flt_addr_key));
-	__uint(value_size, sizeof(__u32));
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << FP_FLAT_MIN_BITS);
+	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct fp_flt_addr_slot));
 };
 struct fp_flt_qname_inner {
 	__uint(type, BPF_MAP_TYPE_HASH);

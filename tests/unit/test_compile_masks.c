@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The filter compiler's tuple masks and address prefilter (compile_masks.c)
+ * The filter compiler's tuple masks, address prefilter and flat hash tables
+ * (compile_masks.c, compile_flat.c)
  * on hand-written rule sets: which tuples each class leaves, which /16s
  * probe which prefix lengths, what class the short prefixes give, and the
  * DNS depth masks. The differential test checks the stage end to end; this
@@ -10,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -168,6 +170,55 @@ static void test_tuple_overflow_bit(void **state)
 	fp_flt_image__free(&img);
 }
 
+/* The C twin of the stage's probe (classify.h flat_addr_cls). */
+static uint32_t flat_find_addr(const struct fp_flt_image *img, const struct fp_flt_addr_key *k)
+{
+	uint64_t w[4] = { 0 };
+	uint32_t bits = img->cfg.addr_bits, mask = (1u << bits) - 1, at;
+
+	memcpy(w, k, sizeof(*k));
+	at = (uint32_t)(fp_flat_hash(w[0], w[1], w[2], w[3]) >> (64 - bits));
+	for (uint32_t d = 0; d < FP_FLAT_PROBES; d++) {
+		const struct fp_flt_addr_slot *s = &img->addr_slots[(at + d) & mask];
+
+		if (!s->cls)
+			return 0;
+		if (!memcmp(&s->key, k, sizeof(*k)))
+			return s->cls;
+	}
+	return 0;
+}
+
+/* 6,000 prefixes: every one is found within the probe bound; absent ones not. */
+static void test_flat_tables(void **state)
+{
+	size_t cap = 6000 * 40, len = 0;
+	char *text = malloc(cap);
+	struct fp_flt_image img;
+
+	(void)state;
+	assert_non_null(text);
+	for (unsigned i = 0; i < 6000; i++)
+		len += (size_t)snprintf(text + len, cap - len, "drop src 100.%u.%u.%u/32\n",
+					64 + i % 50, (i * 7) % 256, 1 + i % 250);
+	build(text, &img);
+	free(text);
+	assert_true(img.n_addr >= 5000);
+	assert_true((1u << img.cfg.addr_bits) >= 2 * img.n_addr);
+	for (size_t i = 0; i < img.n_addr; i++)
+		assert_int_equal(flat_find_addr(&img, &img.addr[i]), img.addr_cls[i]);
+	{
+		struct fp_flt_addr_key k = img.addr[0];
+
+		k.addr[3] ^= 0xff; /* 100.x.y.(z^255): z <= 250, never generated */
+		k.addr[0] = 101;
+		assert_int_equal(flat_find_addr(&img, &k), 0);
+	}
+	/* the key table: as many slots as needed, each key reachable */
+	assert_true((1u << img.cfg.key_bits) >= 2 * img.n_keys);
+	fp_flt_image__free(&img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_prefilter_v6_and_default_route),
 		cmocka_unit_test(test_tuple_masks),
 		cmocka_unit_test(test_tuple_overflow_bit),
+		cmocka_unit_test(test_flat_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
