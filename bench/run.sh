@@ -25,6 +25,23 @@ TMP=$(mktemp -d /tmp/fp-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 log() { printf '[%s bench] %s\n' "$(date +%T)" "$*" >&2; }
 
+# splice NAME FILE: FILE replaces what lies between NAME's begin and end
+# markers in $DOC (appended when $DOC has none); the rest of $DOC is kept.
+splice() {
+	local name=$1 section=$2
+	if [[ -f $DOC ]] && grep -q "<!-- $name:begin" "$DOC"; then
+		awk -v f="$section" -v b="<!-- $name:begin" -v e="<!-- $name:end -->" '
+			index($0, b) == 1 { while ((getline l < f) > 0) print l; skip = 1; next }
+			index($0, e) == 1 { skip = 0; next }
+			!skip { print }' "$DOC" >"$TMP/doc.md"
+	else
+		{ [[ -f $DOC ]] && { cat "$DOC"; echo; } || printf '# fastpath benchmarks\n\n'
+		  cat "$section"; } >"$TMP/doc.md"
+	fi
+	mkdir -p "$(dirname "$DOC")"
+	cp "$TMP/doc.md" "$DOC"
+}
+
 if [[ ${ONLY:-} != dump ]]; then   # ONLY=dump: the dump bench alone
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p bench/rulesets
@@ -84,16 +101,7 @@ dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted c
 	echo "<!-- filter-bench:end -->"
 } >"$TMP/section.md"
 
-if [[ -f $DOC ]] && grep -q '<!-- filter-bench:begin' "$DOC"; then
-	awk -v f="$TMP/section.md" '
-		/<!-- filter-bench:begin/ { while ((getline l < f) > 0) print l; skip = 1; next }
-		/<!-- filter-bench:end -->/ { skip = 0; next }
-		!skip { print }' "$DOC" >"$TMP/doc.md"
-else
-	{ [[ -f $DOC ]] && cat "$DOC" || printf '# fastpath benchmarks\n\n'; cat "$TMP/section.md"; } >"$TMP/doc.md"
-fi
-mkdir -p "$(dirname "$DOC")"
-cp "$TMP/doc.md" "$DOC"
+splice filter-bench "$TMP/section.md"
 log "wrote $DOC"
 fi
 
@@ -148,14 +156,5 @@ dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted c
 	cat "$TMP/drate.md"
 	echo "<!-- dump-bench:end -->"
 } >"$TMP/dsection.md"
-if [[ -f $DOC ]] && grep -q '<!-- dump-bench:begin' "$DOC"; then
-	awk -v f="$TMP/dsection.md" '
-		/<!-- dump-bench:begin/ { while ((getline l < f) > 0) print l; skip = 1; next }
-		/<!-- dump-bench:end -->/ { skip = 0; next }
-		!skip { print }' "$DOC" >"$TMP/ddoc.md"
-else
-	{ [[ -f $DOC ]] && { cat "$DOC"; echo; } || printf '# fastpath benchmarks\n\n'; cat "$TMP/dsection.md"; } >"$TMP/ddoc.md"
-fi
-mkdir -p "$(dirname "$DOC")"
-cp "$TMP/ddoc.md" "$DOC"
+splice dump-bench "$TMP/dsection.md"
 log "wrote $DOC (dump section)"
