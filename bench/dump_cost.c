@@ -6,7 +6,7 @@
  * running (1 in 1000 packets copied to the ring), interleaved over rounds,
  * median. Goal: within 5%.
  *
- *   build/bench/dump_cost [--repeat N] [--rounds N]
+ *   build/bench/dump_cost [-r|--repeat N] [-n|--rounds N]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -62,11 +62,26 @@ int main(int argc, char **argv)
 	char err[512];
 	int c;
 
-	while ((c = getopt(argc, argv, "r:n:")) != -1) {
-		if (c == 'r')
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "r:n:h", opts, NULL)) != -1) {
+		if (c == 'r') {
 			repeat = strtoul(optarg, NULL, 10);
-		else if (c == 'n')
+		} else if (c == 'n') {
 			rounds = strtoul(optarg, NULL, 10);
+		} else {
+			fprintf(c == 'h' ? stdout : stderr,
+				"usage: dump_cost [-r|--repeat N] [-n|--rounds N]\n"
+				"  ns/packet of the filter on a flood packet whose rule has sample 1/1000,\n"
+				"  without and with a dump running (BPF_PROG_TEST_RUN repeat N, rounds\n"
+				"  interleaved, median); needs root\n");
+			return c == 'h' ? 0 : 2;
+		}
 	}
 	if (rounds < 1 || rounds > 64)
 		rounds = 5;
