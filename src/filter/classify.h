@@ -65,26 +65,25 @@ static __always_inline __u32 fp_ctz64(__u64 x)
 	return fp_debruijn64[((x & -x) * 0x022fdd63cc95386dULL) >> 58];
 }
 
-/* Keys as the four little-endian words fp_flat_hash takes (zero padded). */
-union fp_key_w {
-	struct fp_flt_key k;
-	__u64 w[4];
-};
-union fp_addr_w {
-	struct fp_flt_addr_key k;
-	__u64 w[4];
+/*
+ * Keys go to the flat tables as the four little-endian words fp_flat_hash
+ * takes, built in registers: a key stored field by field and reloaded as
+ * words would stall each load on store forwarding.
+ */
+struct fp_words {
+	__u64 w0, w1, w2, w3;
 };
 
-/* The home slot of 4 words in a flat table of 2^bits slots. */
-static __always_inline __u32 flat_home(const __u64 *w, __u32 bits)
+/* The home slot of a key in a flat table of 2^bits slots. */
+static __always_inline __u32 flat_home(const struct fp_words *k, __u32 bits)
 {
-	return fp_flat_hash(w[0], w[1], w[2], w[3]) >> ((64 - bits) & 63);
+	return fp_flat_hash(k->w0, k->w1, k->w2, k->w3) >> ((64 - bits) & 63);
 }
 
 /* A tuple key's rule in the flat table fp_flt_keys (FP_FLT_NO_RULE: none). */
-static __always_inline __u32 flat_key_rule(void *tbl, __u32 bits, const union fp_key_w *k)
+static __always_inline __u32 flat_key_rule(void *tbl, __u32 bits, const struct fp_words *k)
 {
-	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k->w, bits);
+	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
 		__u32 i = (at + d) & mask;
@@ -92,17 +91,16 @@ static __always_inline __u32 flat_key_rule(void *tbl, __u32 bits, const union fp
 
 		if (!s || (__u32)(s[3] >> 32) == FP_FLT_NO_RULE)
 			return FP_FLT_NO_RULE; /* an empty slot ends the probe */
-		if (s[0] == k->w[0] && s[1] == k->w[1] && s[2] == k->w[2] &&
-		    (__u32)s[3] == (__u32)k->w[3])
+		if (s[0] == k->w0 && s[1] == k->w1 && s[2] == k->w2 && (__u32)s[3] == k->w3)
 			return s[3] >> 32;
 	}
 	return FP_FLT_NO_RULE;
 }
 
 /* A prefix's class in the flat table fp_flt_addr (0: none). */
-static __always_inline __u32 flat_addr_cls(void *tbl, __u32 bits, const union fp_addr_w *k)
+static __always_inline __u32 flat_addr_cls(void *tbl, __u32 bits, const struct fp_words *k)
 {
-	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k->w, bits);
+	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
 		__u32 i = (at + d) & mask;
@@ -110,7 +108,7 @@ static __always_inline __u32 flat_addr_cls(void *tbl, __u32 bits, const union fp
 
 		if (!s || !(s[2] >> 32))
 			return 0;
-		if (s[0] == k->w[0] && s[1] == k->w[1] && (__u32)s[2] == (__u32)k->w[2])
+		if (s[0] == k->w0 && s[1] == k->w1 && (__u32)s[2] == k->w2)
 			return s[2] >> 32;
 	}
 	return 0;
@@ -157,8 +155,8 @@ struct addr_walk {
 static __always_inline long addr_probe(__u32 unused, void *arg)
 {
 	struct addr_walk *w = arg;
-	union fp_addr_w k = { .w = { 0 } };
-	__u32 i, plen, words = w->tbl >= FP_ADDR_SRC6 ? 4 : 1, cls;
+	struct fp_words k = { 0 };
+	__u32 i, plen, a[4] = { 0 }, cls;
 
 	if (!w->probe)
 		return 1;
@@ -167,16 +165,19 @@ static __always_inline long addr_probe(__u32 unused, void *arg)
 	if (i >= FP_MAX_PLENS)
 		return 1;
 	plen = w->g->plen[w->tbl & 3][i];
-	k.k.tbl = w->tbl;
-	k.k.plen = plen;
-	for (__u32 wd = 0; wd < 4 && wd < words; wd++) {
-		__u32 a, bits, mask;
+	/* the address words as loaded (network order), masked to plen */
+	for (__u32 wd = 0; wd < 4; wd++) {
+		__u32 bits = plen > 32 * wd ? plen - 32 * wd : 0;
 
-		__builtin_memcpy(&a, w->addr + 4 * wd, 4);
-		bits = plen > 32 * wd ? plen - 32 * wd : 0;
-		mask = bits >= 32 ? 0xffffffffu : bits ? bpf_htonl(~0u << (32 - bits)) : 0;
-		__builtin_memcpy(k.k.addr + 4 * wd, &(__u32){ a & mask }, 4);
+		if (wd > 0 && w->tbl < FP_ADDR_SRC6)
+			break;
+		__builtin_memcpy(&a[wd], w->addr + 4 * wd, 4);
+		a[wd] &= bits >= 32 ? 0xffffffffu : bits ? bpf_htonl(~0u << (32 - bits)) : 0;
 	}
+	/* struct fp_flt_addr_key: tbl, plen, pad, addr[16] */
+	k.w0 = (__u64)w->tbl | (__u64)plen << 8 | (__u64)a[0] << 32;
+	k.w1 = (__u64)a[1] | (__u64)a[2] << 32;
+	k.w2 = a[3];
 	cls = flat_addr_cls(w->map, w->g->addr_bits, &k);
 	if (!cls)
 		return 0;

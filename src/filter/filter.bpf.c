@@ -152,8 +152,8 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	const struct fp_cls *c = w->c;
 	struct fp_pkt *pkt = w->pkt;
 	const struct fp_flt_tuple *tu;
-	union fp_key_w kw = { .w = { 0 } };
-	struct fp_flt_key *kp = &kw.k;
+	struct fp_words k;
+	__u64 vlan_sport;
 	__u32 f, hit;
 
 	if (t >= FP_MAX_TUPLES)
@@ -166,26 +166,25 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	}
 	if (f & ~c->present)
 		return 0; /* a field this shape needs is absent */
-	kp->tuple = t;
-	kp->l3 = f & FP_T_L3 ? pkt->l3 : 0;
-	kp->proto = f & FP_T_PROTO ? pkt->proto : 0;
-	kp->flags = f & FP_T_FLAGS ? pkt->tcp_flags & tu->flags_mask : 0;
-	kp->vlan = f & FP_T_VLAN ? c->vlan[0] : 0;
-	kp->sport = f & FP_T_SPORT ? c->sport : 0;
-	kp->dport = f & FP_T_DPORT ? c->dport : 0;
-	kp->len = f & FP_T_LEN ? c->len : 0;
-	kp->ttl = f & FP_T_TTL ? c->ttl : 0;
-	kp->qtype = f & FP_T_QTYPE ? pkt->qtype : 0;
-	kp->src = f & FP_T_SRC ? c->src : 0;
-	kp->dst = f & FP_T_DST ? c->dst : 0;
-	kp->qname = f & FP_T_QNAME ? c->qname : 0;
-	hit = flat_key_rule(w->keys, w->g->key_bits, &kw);
+	/* struct fp_flt_key as little-endian words: tuple l3 proto flags vlan
+	 * sport | dport len ttl qtype | src dst | qname */
+	vlan_sport = (f & FP_T_SPORT ? (__u64)c->sport << 16 : 0);
+	k.w0 = (__u64)t | (__u64)(f & FP_T_L3 ? pkt->l3 : 0) << 8 |
+	       (__u64)(f & FP_T_PROTO ? pkt->proto : 0) << 16 |
+	       (__u64)(f & FP_T_FLAGS ? pkt->tcp_flags & tu->flags_mask : 0) << 24 |
+	       (vlan_sport | (f & FP_T_VLAN ? c->vlan[0] : 0)) << 32;
+	k.w1 = (__u64)(f & FP_T_DPORT ? c->dport : 0) | (__u64)(f & FP_T_LEN ? c->len : 0) << 16 |
+	       (__u64)(f & FP_T_TTL ? c->ttl : 0) << 32 |
+	       (__u64)(f & FP_T_QTYPE ? pkt->qtype : 0) << 48;
+	k.w2 = (__u64)(f & FP_T_SRC ? c->src : 0) | (__u64)(f & FP_T_DST ? c->dst : 0) << 32;
+	k.w3 = f & FP_T_QNAME ? c->qname : 0;
+	hit = flat_key_rule(w->keys, w->g->key_bits, &k);
 	if (hit < w->best)
 		w->best = hit;
 	if ((f & FP_T_VLAN) && c->vlan[1]) {
 		/* QinQ with both tags named by rules: try the other tag too */
-		kp->vlan = c->vlan[1];
-		hit = flat_key_rule(w->keys, w->g->key_bits, &kw);
+		k.w0 = (k.w0 & ~(0xffffULL << 32)) | (__u64)c->vlan[1] << 32;
+		hit = flat_key_rule(w->keys, w->g->key_bits, &k);
 		if (hit < w->best)
 			w->best = hit;
 	}
