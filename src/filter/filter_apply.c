@@ -194,58 +194,35 @@ static int inner_fd(struct fp_filter *f, enum fp_outer o, __u32 gen)
 	return bpf_map_get_fd_by_id(id);
 }
 
-static int read_counters(int fd, __u32 idx, struct fp_counter *total, int ncpu)
+/*
+ * Sums the first `nsum` u64 fields of a per-CPU value (vsz bytes per CPU)
+ * into `total` (zeroed first); copies the CPUs' values to per_cpu if given.
+ * A missing entry reads as zeros.
+ */
+static int read_percpu(int fd, __u32 idx, size_t vsz, size_t nsum, void *total, void *per_cpu,
+		       int ncpu)
 {
-	struct fp_counter *v = calloc(ncpu, sizeof(*v));
+	uint8_t *v = calloc(ncpu, vsz);
 
 	if (!v)
 		return -ENOMEM;
-	memset(total, 0, sizeof(*total));
+	memset(total, 0, vsz);
 	if (bpf_map_lookup_elem(fd, &idx, v) == 0) {
 		for (int c = 0; c < ncpu; c++) {
-			total->packets += v[c].packets;
-			total->bytes += v[c].bytes;
-		}
-	}
-	free(v);
-	return 0;
-}
+			for (size_t k = 0; k < nsum; k++) {
+				uint64_t x, t;
 
-static int read_rule_counters(int fd, __u32 idx, struct fp_rule_cnt *total,
-			      struct fp_rule_cnt *per_cpu, int ncpu)
-{
-	struct fp_rule_cnt *v = calloc(ncpu, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	memset(total, 0, sizeof(*total));
-	if (bpf_map_lookup_elem(fd, &idx, v) == 0) {
-		for (int c = 0; c < ncpu; c++) {
-			total->packets += v[c].packets;
-			total->bytes += v[c].bytes;
-			total->drops += v[c].drops;
-			total->samples += v[c].samples;
+				memcpy(&x, v + c * vsz + 8 * k, 8);
+				memcpy(&t, (uint8_t *)total + 8 * k, 8);
+				t += x;
+				memcpy((uint8_t *)total + 8 * k, &t, 8);
+			}
 		}
 		if (per_cpu)
-			memcpy(per_cpu, v, ncpu * sizeof(*v));
+			memcpy(per_cpu, v, ncpu * vsz);
 	}
 	free(v);
 	return 0;
-}
-
-static void read_smp(int fd, struct fp_smp_stats *out, int ncpu)
-{
-	struct fp_smp_stats *v = calloc(ncpu, sizeof(*v));
-	__u32 zero = 0;
-
-	memset(out, 0, sizeof(*out));
-	if (v && bpf_map_lookup_elem(fd, &zero, v) == 0) {
-		for (int c = 0; c < ncpu; c++) {
-			out->sampled += v[c].sampled;
-			out->lost += v[c].lost;
-		}
-	}
-	free(v);
 }
 
 int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
@@ -260,8 +237,8 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 	bpf_map_lookup_elem(f->state_fd, &zero, &v->state);
 	bpf_map_lookup_elem(f->meta_fd, &zero, &v->meta);
 	for (__u32 s = 0; s < FP_FLT_ST_MAX; s++)
-		read_counters(f->stats_fd, s, &v->stage[s], ncpu);
-	read_smp(f->smp_fd, &v->smp, ncpu);
+		read_percpu(f->stats_fd, s, sizeof(struct fp_counter), 2, &v->stage[s], NULL, ncpu);
+	read_percpu(f->smp_fd, 0, sizeof(struct fp_smp_stats), 2, &v->smp, NULL, ncpu);
 	gcfg = inner_fd(f, O_GCFG, v->state.gen & 1);
 	if (gcfg < 0)
 		return 0; /* no rule set applied yet */
@@ -296,9 +273,9 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 		if (bpf_map_lookup_elem(text, &i, &t) == 0)
 			memcpy(r->text, t.text, sizeof(r->text));
 		r->text[sizeof(r->text) - 1] = 0;
-		read_rule_counters(cnt, i, &r->total, r->per_cpu, ncpu);
+		read_percpu(cnt, i, sizeof(struct fp_rule_cnt), 4, &r->total, r->per_cpu, ncpu);
 	}
-	read_rule_counters(cnt, FP_MAX_RULES, &v->dflt, NULL, ncpu);
+	read_percpu(cnt, FP_MAX_RULES, sizeof(struct fp_rule_cnt), 4, &v->dflt, NULL, ncpu);
 out:
 	if (gcfg >= 0)
 		close(gcfg);
