@@ -45,7 +45,7 @@ static const char *pkt_names[N_PKTS] = {
 };
 static struct pkt pkts[N_PKTS];
 
-static unsigned repeat = 1000000, rounds = 3;
+static unsigned repeat = 1000000, rounds = 5;
 
 static void build_packets(void)
 {
@@ -85,23 +85,22 @@ static void build_packets(void)
 	pkt_finish(b);
 }
 
-/* Median over rounds of the kernel's average ns per run; also the verdict. */
-static double cost(int prog_fd, const struct pkt *p, uint32_t *verdict)
+/* The kernel's average ns per run of one BPF_PROG_TEST_RUN; also the verdict. */
+static double one_run(int prog_fd, const struct pkt *p, uint32_t *verdict)
 {
-	double v[16];
-	unsigned n = rounds < 16 ? rounds : 16;
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = (__u32)p->len,
+		    .repeat = repeat);
 
-	for (unsigned r = 0; r < n; r++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = p->buf, .data_size_in = (__u32)p->len,
-			    .repeat = repeat);
-
-		if (bpf_prog_test_run_opts(prog_fd, &o)) {
-			fprintf(stderr, "filter_cost: BPF_PROG_TEST_RUN: %s\n", strerror(errno));
-			exit(1);
-		}
-		v[r] = o.duration;
-		*verdict = o.retval;
+	if (bpf_prog_test_run_opts(prog_fd, &o)) {
+		fprintf(stderr, "filter_cost: BPF_PROG_TEST_RUN: %s\n", strerror(errno));
+		exit(1);
 	}
+	*verdict = o.retval;
+	return o.duration;
+}
+
+static double median(double *v, unsigned n)
+{
 	for (unsigned i = 1; i < n; i++)      /* insertion sort, tiny */
 		for (unsigned j = i; j > 0 && v[j] < v[j - 1]; j--) {
 			double t = v[j];
@@ -113,17 +112,34 @@ static double cost(int prog_fd, const struct pkt *p, uint32_t *verdict)
 
 struct row {
 	char name[64];
+	int fd;
 	double ns[N_PKTS], mean;
 	uint32_t verdict[N_PKTS];
 };
 
-static void measure(int fd, const char *name, struct row *r)
+#define MAX_ROWS   8
+#define MAX_ROUNDS 16
+
+/*
+ * Every program on every packet, `rounds` times, the programs interleaved
+ * within each round: a slow spell of the machine then hits all rows alike
+ * instead of the one measured during it. Each cell is the median.
+ */
+static void measure_all(struct row *rows, size_t n)
 {
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->mean = 0;
-	for (int i = 0; i < N_PKTS; i++) {
-		r->ns[i] = cost(fd, &pkts[i], &r->verdict[i]);
-		r->mean += r->ns[i] / N_PKTS;
+	static double v[MAX_ROWS][N_PKTS][MAX_ROUNDS];
+	unsigned nr = rounds < MAX_ROUNDS ? rounds : MAX_ROUNDS;
+
+	for (unsigned r = 0; r < nr; r++)
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < N_PKTS; k++)
+				v[i][k][r] = one_run(rows[i].fd, &pkts[k], &rows[i].verdict[k]);
+	for (size_t i = 0; i < n; i++) {
+		rows[i].mean = 0;
+		for (int k = 0; k < N_PKTS; k++) {
+			rows[i].ns[k] = median(v[i][k], nr);
+			rows[i].mean += rows[i].ns[k] / N_PKTS;
+		}
 	}
 }
 
@@ -266,9 +282,11 @@ int main(int argc, char **argv)
 		{ "write-rules", required_argument, NULL, 'w' },
 		{ 0 },
 	};
-	struct row bare, all, udp, fp[N_SIZES];
+	struct row rows[MAX_ROWS];
+	struct fp_filter *fps[N_SIZES] = { 0 };
 	struct bpf_object *o_all = NULL, *o_udp = NULL;
 	bool have_all, have_udp;
+	size_t n = 0, i_all = 0, i_udp = 0, i_fp;
 	int c, fd;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -288,25 +306,29 @@ int main(int argc, char **argv)
 	libbpf_set_print(NULL);
 	build_packets();
 
-	measure(bare_drop(), "bare XDP_DROP", &bare);
+	rows[n++] = (struct row){ .name = "bare XDP_DROP", .fd = bare_drop() };
 	fd = xdpfilt("all", &o_all);
-	if ((have_all = fd >= 0))
-		measure(fd, "xdp-filter -f all, 1 port rule", &all);
-	fd = xdpfilt("udp", &o_udp);
-	if ((have_udp = fd >= 0))
-		measure(fd, "xdp-filter -f udp, 1 port rule", &udp);
-	for (size_t i = 0; i < N_SIZES; i++) {
-		struct fp_filter *f = NULL;
-		char name[64];
-
-		fd = fastpath_with(sizes[i], &f);
-		snprintf(name, sizeof(name), "fastpath, %zu rule%s", sizes[i], sizes[i] > 1 ? "s" : "");
-		measure(fd, name, &fp[i]);
-		fp_filter__close(f);
+	if ((have_all = fd >= 0)) {
+		i_all = n;
+		rows[n++] = (struct row){ .name = "xdp-filter -f all, 1 port rule", .fd = fd };
 	}
+	fd = xdpfilt("udp", &o_udp);
+	if ((have_udp = fd >= 0)) {
+		i_udp = n;
+		rows[n++] = (struct row){ .name = "xdp-filter -f udp, 1 port rule", .fd = fd };
+	}
+	i_fp = n;
+	for (size_t i = 0; i < N_SIZES; i++) {
+		rows[n].fd = fastpath_with(sizes[i], &fps[i]);
+		snprintf(rows[n].name, sizeof(rows[n].name), "fastpath, %zu rule%s", sizes[i],
+			 sizes[i] > 1 ? "s" : "");
+		n++;
+	}
+	measure_all(rows, n);
 
-	printf("ns per packet, BPF_PROG_TEST_RUN repeat %u, median of %u runs; "
-	       "mix = mean of the four packets\n\n", repeat, rounds);
+	printf("ns per packet, BPF_PROG_TEST_RUN repeat %u, median of %u rounds with the programs "
+	       "interleaved; mix = mean of the four packets\n\n", repeat,
+	       rounds < MAX_ROUNDS ? rounds : MAX_ROUNDS);
 	printf("| program |");
 	for (int i = 0; i < N_PKTS; i++)
 		printf(" %s |", pkt_names[i]);
@@ -314,16 +336,14 @@ int main(int argc, char **argv)
 	for (int i = 0; i < N_PKTS + 4; i++)
 		printf("---:|");
 	printf("\n");
-	print_row(&bare, &bare, have_all ? &all : NULL, have_udp ? &udp : NULL);
-	if (have_all)
-		print_row(&all, &bare, &all, have_udp ? &udp : NULL);
-	if (have_udp)
-		print_row(&udp, &bare, have_all ? &all : NULL, &udp);
-	for (size_t i = 0; i < N_SIZES; i++)
-		print_row(&fp[i], &bare, have_all ? &all : NULL, have_udp ? &udp : NULL);
+	for (size_t i = 0; i < n; i++)
+		print_row(&rows[i], &rows[0], have_all ? &rows[i_all] : NULL,
+			  have_udp ? &rows[i_udp] : NULL);
 	printf("\nfastpath cost at 10,000 rules / cost at 10 rules (mix): **%.3f** (goal <= 1.3); "
-	       "UDP flood packet alone: %.3f\n", fp[3].mean / fp[1].mean,
-	       fp[3].ns[P_FLOOD] / fp[1].ns[P_FLOOD]);
+	       "UDP flood packet alone: %.3f\n", rows[i_fp + 3].mean / rows[i_fp + 1].mean,
+	       rows[i_fp + 3].ns[P_FLOOD] / rows[i_fp + 1].ns[P_FLOOD]);
+	for (size_t i = 0; i < N_SIZES; i++)
+		fp_filter__close(fps[i]);
 	bpf_object__close(o_all);
 	bpf_object__close(o_udp);
 	return 0;
