@@ -59,7 +59,7 @@ cat "$TMP/rate.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted changes")
+dirty=$(git status --porcelain -- . ':!docs/benchmarks.md' 2>/dev/null | grep -q . && echo " + uncommitted changes")
 {
 	echo "<!-- filter-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
 	echo "## Filter (issue 3)"
@@ -122,7 +122,7 @@ bash bench/dump_rate.sh -w "$WINDOW" -o "$TMP/drate.md" >/dev/null || exit 1
 cat "$TMP/drate.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo " + uncommitted changes")
+dirty=$(git status --porcelain -- . ':!docs/benchmarks.md' 2>/dev/null | grep -q . && echo " + uncommitted changes")
 {
 	echo "<!-- dump-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
 	echo "## Dump (issue 5)"
