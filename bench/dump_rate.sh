@@ -107,25 +107,8 @@ mount -t tmpfs -o size=6g,mode=0700 tmpfs "$SHM" || exit 1
 printf 'drop udp dport %s id flood\ndefault pass\n' "$PORT" >"$TMP/fp_drop.rules"
 printf 'pass udp dport %s id flood\ndefault pass\n' "$PORT" >"$TMP/fp_pass.rules"
 
-ip netns add "$NSG" && ip netns add "$NSR" || exit 1
-ip link add "$IFG" netns "$NSG" type veth peer name "$IFR" netns "$NSR" || exit 1
-for x in "$NSG $IFG" "$NSR $IFR"; do
-	set -- $x
-	ip -n "$1" link set lo up
-	ip -n "$1" link set "$2" up
-	ip netns exec "$1" ethtool -K "$2" gro on >/dev/null
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-done
-ip -n "$NSR" addr add 198.18.0.2/24 dev "$IFR"
-ip netns exec "$NSR" sh -c "echo 1 > /sys/class/net/$IFR/threaded" || exit 1
-napi=$(ps -eo pid=,comm= | awk -v p="napi/$IFR-" 'index($2, p) == 1 { print $1 }')
-[[ -n $napi ]] || { log "no threaded NAPI kthread for $IFR"; exit 1; }
-# SCHED_FIFO: the NAPI kthread preempts the capture process at once, as
-# softirq preempts user space on a NIC. Under SCHED_OTHER the veth's 256-slot
-# ring overflows whenever the kthread waits for CPU1 (with no capture at all:
-# 1% refused at 100 kpps, 10% at 400 kpps; SCHED_FIFO: 0.4%, 0.05%).
-for p in $napi; do taskset -pc 1 "$p" >/dev/null && chrt -f -p 50 "$p" || exit 1; done
-MAC=$(ip netns exec "$NSR" cat "/sys/class/net/$IFR/address")
+. "$REPO/bench/veth_lab.sh"
+veth_lab_up || exit 1
 log "generator $NSG/$IFG on CPU0 -> $NSR/$IFR, NAPI kthread $napi and the dump process on CPU1"
 
 in_r() { ip netns exec "$NSR" "$@"; }

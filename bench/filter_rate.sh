@@ -81,21 +81,8 @@ mkdir -p "$TMP/bpffs" "$TMP/xbpffs"
 mount -t bpf bpf "$TMP/bpffs" && mount -t bpf bpf "$TMP/xbpffs" || exit 1
 "$COST" --write-rules "$TMP/rules" || exit 1
 
-ip netns add "$NSG" && ip netns add "$NSR" || exit 1
-ip link add "$IFG" netns "$NSG" type veth peer name "$IFR" netns "$NSR" || exit 1
-for x in "$NSG $IFG" "$NSR $IFR"; do
-	set -- $x
-	ip -n "$1" link set lo up
-	ip -n "$1" link set "$2" up
-	ip netns exec "$1" ethtool -K "$2" gro on >/dev/null
-	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-done
-ip -n "$NSR" addr add 198.18.0.2/24 dev "$IFR"
-ip netns exec "$NSR" sh -c "echo 1 > /sys/class/net/$IFR/threaded" || exit 1
-napi=$(ps -eo pid=,comm= | awk -v p="napi/$IFR-" 'index($2, p) == 1 { print $1 }')
-[[ -n $napi ]] || { log "no threaded NAPI kthread for $IFR"; exit 1; }
-for p in $napi; do taskset -pc 1 "$p" >/dev/null && chrt -f -p 50 "$p" || exit 1; done
-MAC=$(ip netns exec "$NSR" cat "/sys/class/net/$IFR/address")
+. "$REPO/bench/veth_lab.sh"
+veth_lab_up || exit 1
 log "generator $NSG/$IFG on CPU0 -> $NSR/$IFR, NAPI kthread $napi on CPU1"
 
 rx() { ip netns exec "$NSR" cat "/sys/class/net/$IFR/statistics/$1"; }
