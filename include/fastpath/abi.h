@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 8
+#define FP_ABI_VERSION 9
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -110,7 +110,12 @@ FP_ABI_ASSERT(sizeof(struct fp_meta) == 24);
 #define FP_MAX_PLENS   33    /* distinct prefix lengths per address table */
 #define FP_RULE_TEXT   512   /* canonical rule text, NUL included */
 
-/* The one-index flip: which generation of rule maps is live. */
+/*
+ * The one-index flip: which generation of rule maps is live. Each rule map
+ * holds two generations side by side; generation g's entries of a map of
+ * N entries per generation are [g * N, g * N + N). serial 0: no rule set
+ * applied yet.
+ */
 struct fp_flt_state {
 	__u32 gen;             /* 0 or 1 */
 	__u32 pad;
@@ -228,7 +233,7 @@ enum fp_qname_kind { FP_QN_EXACT = 0, FP_QN_WILD = 1 };
 struct fp_flt_qname_key {
 	__u64 hash;            /* fp_qname_hash of the wire name */
 	__u32 kind;            /* enum fp_qname_kind */
-	__u32 pad;
+	__u32 gen;             /* the generation the entry belongs to */
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_qname_key) == 16);
 
@@ -259,11 +264,13 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_key) == 28);
  * FP_FLAT_PROBES slots from home and stops at an empty one. The user side
  * grows a table until every key sits within reach. Cheaper in XDP than a
  * HASH map: a few multiplies instead of jhash, array slots instead of
- * buckets.
+ * buckets. Each generation has a region of FP_FLAT_GEN_SLOTS slots and
+ * uses its first 2^bits.
  */
 #define FP_FLAT_PROBES   8
 #define FP_FLAT_MIN_BITS 4
-#define FP_FLAT_MAX_BITS 23
+#define FP_FLAT_MAX_BITS 18
+#define FP_FLAT_GEN_SLOTS (1u << FP_FLAT_MAX_BITS)
 #define FP_FLAT_M        0x9e3779b97f4a7c15ULL
 
 static inline __u64 fp_flat_mix(__u64 h, __u64 w)

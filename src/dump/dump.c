@@ -74,24 +74,15 @@ static int load_ids(struct fp_dump *d)
 	d->n_ids = 0;
 	for (__u32 gen = 0; gen < 2; gen++) {
 		struct fp_flt_gencfg cfg;
-		__u32 id, zero = 0;
-		int gfd, tfd;
 
-		if (bpf_map_lookup_elem(f->outer_fd[O_GCFG], &gen, &id))
-			continue;
-		gfd = bpf_map_get_fd_by_id(id);
-		if (bpf_map_lookup_elem(f->outer_fd[O_TEXT], &gen, &id)) {
-			close(gfd);
-			continue;
-		}
-		tfd = bpf_map_get_fd_by_id(id);
-		if (gfd >= 0 && tfd >= 0 && !bpf_map_lookup_elem(gfd, &zero, &cfg)) {
-			for (__u32 i = 0; i < cfg.n_rules; i++) {
+		if (bpf_map_lookup_elem(f->gen_fd[GM_GCFG], &gen, &cfg) == 0) {
+			for (__u32 i = 0; i < cfg.n_rules && i < FP_MAX_RULES; i++) {
 				struct fp_flt_text t;
 				struct fp_rule r;
 				struct fp_diags dg = { 0 };
+				__u32 ti = gen * FP_MAX_RULES + i;
 
-				if (bpf_map_lookup_elem(tfd, &i, &t))
+				if (bpf_map_lookup_elem(f->gen_fd[GM_TEXT], &ti, &t))
 					continue;
 				t.text[sizeof(t.text) - 1] = 0;
 				if (d->n_ids == cap) {
@@ -111,10 +102,6 @@ static int load_ids(struct fp_dump *d)
 				fp_diags__free(&dg);
 			}
 		}
-		if (gfd >= 0)
-			close(gfd);
-		if (tfd >= 0)
-			close(tfd);
 	}
 	return 0;
 }

@@ -33,22 +33,24 @@ struct {
 	__type(value, struct fp_cls);
 } fp_flt_cls_buf SEC(".maps");
 
-static __always_inline __u32 cls_at(void *cls, __u32 idx)
+/* Generation gen's class of value index idx (FP_CLS_*). */
+static __always_inline __u32 cls_at(__u32 gen, __u32 idx)
 {
-	__u32 *v = bpf_map_lookup_elem(cls, &idx);
+	__u32 i = gen * FP_CLS_ENTRIES + idx;
+	__u32 *v = bpf_map_lookup_elem(&fp_flt_cls, &i);
 
 	return v ? *v : 0;
 }
 
 /* Tuple mask of one field's class; a class beyond its region: all tuples. */
-static __always_inline __u64 cm_at(void *cm, __u32 base, __u32 n, __u32 cls)
+static __always_inline __u64 cm_at(__u32 gen, __u32 base, __u32 n, __u32 cls)
 {
-	__u32 idx = base + cls;
+	__u32 idx = gen * FP_CM_ENTRIES + base + cls;
 	__u64 *v;
 
 	if (cls >= n)
 		return ~0ULL;
-	v = bpf_map_lookup_elem(cm, &idx);
+	v = bpf_map_lookup_elem(&fp_flt_cmask, &idx);
 	return v ? *v : ~0ULL;
 }
 
@@ -80,14 +82,14 @@ static __always_inline __u32 flat_home(const struct fp_words *k, __u32 bits)
 	return fp_flat_hash(k->w0, k->w1, k->w2, k->w3) >> ((64 - bits) & 63);
 }
 
-/* A tuple key's rule in the flat table fp_flt_keys (FP_FLT_NO_RULE: none). */
-static __always_inline __u32 flat_key_rule(void *tbl, __u32 bits, const struct fp_words *k)
+/* A tuple key's rule in generation gen of fp_flt_keys (FP_FLT_NO_RULE: none). */
+static __always_inline __u32 flat_key_rule(__u32 gen, __u32 bits, const struct fp_words *k)
 {
 	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
-		__u32 i = (at + d) & mask;
-		const __u64 *s = bpf_map_lookup_elem(tbl, &i);
+		__u32 i = gen * FP_FLAT_GEN_SLOTS + ((at + d) & mask);
+		const __u64 *s = bpf_map_lookup_elem(&fp_flt_keys, &i);
 
 		if (!s || (__u32)(s[3] >> 32) == FP_FLT_NO_RULE)
 			return FP_FLT_NO_RULE; /* an empty slot ends the probe */
@@ -97,14 +99,14 @@ static __always_inline __u32 flat_key_rule(void *tbl, __u32 bits, const struct f
 	return FP_FLT_NO_RULE;
 }
 
-/* A prefix's class in the flat table fp_flt_addr (0: none). */
-static __always_inline __u32 flat_addr_cls(void *tbl, __u32 bits, const struct fp_words *k)
+/* A prefix's class in generation gen of fp_flt_addr (0: none). */
+static __always_inline __u32 flat_addr_cls(__u32 gen, __u32 bits, const struct fp_words *k)
 {
 	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
-		__u32 i = (at + d) & mask;
-		const __u64 *s = bpf_map_lookup_elem(tbl, &i);
+		__u32 i = gen * FP_FLAT_GEN_SLOTS + ((at + d) & mask);
+		const __u64 *s = bpf_map_lookup_elem(&fp_flt_addr, &i);
 
 		if (!s || !(s[2] >> 32))
 			return 0;
@@ -143,7 +145,7 @@ static __always_inline __u32 flat_addr_cls(void *tbl, __u32 bits, const struct f
 	}
 
 struct addr_walk {
-	void *map;
+	__u32 gen;
 	const struct fp_flt_gencfg *g;
 	const __u8 *addr;
 	__u32 tbl;
@@ -178,7 +180,7 @@ static __always_inline long addr_probe(__u32 unused, void *arg)
 	k.w0 = (__u64)w->tbl | (__u64)plen << 8 | (__u64)a[0] << 32;
 	k.w1 = (__u64)a[1] | (__u64)a[2] << 32;
 	k.w2 = a[3];
-	cls = flat_addr_cls(w->map, w->g->addr_bits, &k);
+	cls = flat_addr_cls(w->gen & 1, w->g->addr_bits, &k);
 	if (!cls)
 		return 0;
 	w->cls = cls;
@@ -192,13 +194,12 @@ FP_LATE(addr_probe)
  * prefilter entry of its /16 gives the answer of the short prefixes and
  * the longer lengths worth a hash probe (usually none).
  */
-static __always_inline __u32 addr_class(void *addr_map, void *pre_map,
-					const struct fp_flt_gencfg *g, __u32 tbl,
+static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g, __u32 tbl,
 					const __u8 *addr)
 {
-	struct addr_walk w = { .map = addr_map, .g = g, .addr = addr, .tbl = tbl & 3 };
-	__u32 idx = (tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1];
-	struct fp_flt_pre *e = bpf_map_lookup_elem(pre_map, &idx);
+	struct addr_walk w = { .gen = gen, .g = g, .addr = addr, .tbl = tbl & 3 };
+	__u32 idx = gen * FP_PRE_ENTRIES + ((tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1]);
+	struct fp_flt_pre *e = bpf_map_lookup_elem(&fp_flt_pre, &idx);
 
 	if (!e)
 		return 0;
@@ -239,13 +240,7 @@ __attribute__((noinline)) __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 
 static __always_inline __u32 flt_addr_class(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
 					    __u32 gen, __u32 tbl)
 {
-	void *map, *pre;
-
-	map = bpf_map_lookup_elem(&fp_flt_addr, &gen);
-	pre = bpf_map_lookup_elem(&fp_flt_pre, &gen);
-	if (!map || !pre)
-		return 0;
-	return addr_class(map, pre, g, tbl, tbl & 1 ? pkt->dst : pkt->src);
+	return addr_class(gen, g, tbl, tbl & 1 ? pkt->dst : pkt->src);
 }
 
 struct qh_walk {
@@ -304,7 +299,7 @@ struct qn_probe {
 	struct fp_pkt *pkt;
 	struct fp_flt_qh *qh;
 	const struct fp_flt_gencfg *g;
-	void *map;
+	__u32 gen;
 	__u32 k0;         /* the first suffix deep enough to probe */
 	__u32 cls;
 };
@@ -316,7 +311,7 @@ static __always_inline long qn_probe_one(__u32 i, void *arg)
 	struct qn_probe *p = arg;
 	struct fp_pkt *pkt = p->pkt;
 	__u32 k = p->k0 + i, n = pkt->n_labels, depth, start, bit, kk;
-	struct fp_flt_qname_key key = { .kind = k ? FP_QN_WILD : FP_QN_EXACT };
+	struct fp_flt_qname_key key = { .kind = k ? FP_QN_WILD : FP_QN_EXACT, .gen = p->gen };
 	struct fp_flt_qname_val *v;
 
 	if (k >= n || k >= FP_DNS_LABELS_MAX)
@@ -329,7 +324,7 @@ static __always_inline long qn_probe_one(__u32 i, void *arg)
 	asm volatile("" : "+r"(kk)); /* keep the mask the verifier needs */
 	kk &= FP_DNS_LABELS_MAX - 1;
 	key.hash = p->qh->h[kk];
-	v = bpf_map_lookup_elem(p->map, &key);
+	v = bpf_map_lookup_elem(&fp_flt_qname, &key);
 	if (!v)
 		return 0;
 	start = pkt->label_off[kk];
@@ -348,7 +343,7 @@ FP_LATE(qn_probe_one)
  * Only suffixes as deep as the deepest node are hashed, and only depths
  * some node has are probed.
  */
-static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt,
+static __always_inline __u32 qname_class(__u32 gen, struct fp_pkt *pkt,
 					 const struct fp_flt_gencfg *g)
 {
 	__u32 zero = 0, n = pkt->n_labels, hn = g->qn_max_depth;
@@ -367,7 +362,7 @@ static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt,
 	p.pkt = pkt;
 	p.qh = qh;
 	p.g = g;
-	p.map = map;
+	p.gen = gen;
 	p.k0 = n - hn;
 	p.cls = 0;
 	FP_LOOP(hn, qn_probe_one, &p);
@@ -379,12 +374,9 @@ static __always_inline __u32 qname_class(void *map, struct fp_pkt *pkt,
 __attribute__((noinline)) __u32 fp_flt_qname_class(struct fp_pkt *pkt,
 						   const struct fp_flt_gencfg *g, __u32 gen)
 {
-	void *map;
-
 	if (!pkt || !g)
 		return 0;
-	map = bpf_map_lookup_elem(&fp_flt_qname, &gen);
-	return map ? qname_class(map, pkt, g) : 0;
+	return qname_class(gen & 1, pkt, g);
 }
 
 #endif

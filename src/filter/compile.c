@@ -240,7 +240,10 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	}
 	ret = build_flat(img);
 	if (ret == -E2BIG)
-		snprintf(err, errlen, "the rule set's tables do not fit 2^%u slots", FP_FLAT_MAX_BITS);
+		snprintf(err, errlen, "the rule set needs %zu tuple keys and %zu address prefixes; "
+			 "a table holds at most 2^%u slots (about 2^%u entries): split port lists "
+			 "or merge prefixes", img->n_keys, img->n_addr, FP_FLAT_MAX_BITS,
+			 FP_FLAT_MAX_BITS - 1);
 	if (ret)
 		goto out;
 	ret = 0;

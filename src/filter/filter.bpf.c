@@ -27,7 +27,7 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 
 /* One field's word: its class's from fp_flt_cmask, class 0's from gencfg. */
 #define CM_FIELD(name, cls)                                                           \
-	((cls) ? cm_at(cm, FP_CM_##name, FP_CM_##name##_N_, (cls)) : g->cm_zero[FP_CMF_##name])
+	((cls) ? cm_at(gen, FP_CM_##name, FP_CM_##name##_N_, (cls)) : g->cm_zero[FP_CMF_##name])
 #define FP_CM_SPORT_N_ FP_CM_RANGE_N
 #define FP_CM_DPORT_N_ FP_CM_RANGE_N
 #define FP_CM_LEN_N_   FP_CM_RANGE_N
@@ -41,16 +41,13 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 static __always_inline __u64 candidates(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
 					__u32 use, __u32 gen, const struct fp_cls *c)
 {
-	void *cm = bpf_map_lookup_elem(&fp_flt_cmask, &gen);
 	__u64 m = ~0ULL;
 
-	if (!cm)
-		return m;
 	if (use & FP_T_L3)
-		m &= cm_at(cm, FP_CM_L3, FP_CM_L3_N,
+		m &= cm_at(gen, FP_CM_L3, FP_CM_L3_N,
 			   !(pkt->have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1);
 	if (use & FP_T_PROTO)
-		m &= cm_at(cm, FP_CM_PROTO, FP_CM_PROTO_N,
+		m &= cm_at(gen, FP_CM_PROTO, FP_CM_PROTO_N,
 			   pkt->have & FP_HAVE_PROTO ? pkt->proto : 256);
 	if (use & FP_T_SPORT)
 		m &= CM_FIELD(SPORT, c->sport);
@@ -80,23 +77,20 @@ __attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct f
 					      __u32 gen, struct fp_cls *c)
 {
 	__u32 use, have;
-	void *cls;
 
 	if (!pkt || !g || !c)
 		return 0;
+	gen &= 1;
 	use = g->use;
 	have = pkt->have;
-	cls = bpf_map_lookup_elem(&fp_flt_cls, &gen);
-	if (!cls)
-		return 0;
 	if (have & FP_HAVE_L3) {
 		c->present |= FP_T_L3;
 		if (have & FP_HAVE_FRAG)
 			c->present |= FP_T_FRAG;
 		if ((use & FP_T_LEN) && pkt->len <= 0xffff) /* no rule's range passes 65535 */
-			c->len = cls_at(cls, FP_CLS_LEN + pkt->len);
+			c->len = cls_at(gen, FP_CLS_LEN + pkt->len);
 		if (use & FP_T_TTL)
-			c->ttl = cls_at(cls, FP_CLS_TTL + pkt->ttl);
+			c->ttl = cls_at(gen, FP_CLS_TTL + pkt->ttl);
 		if (use & (FP_T_SRC | FP_T_DST)) {
 			__u32 v6 = pkt->l3 == 6 ? 2 : 0;
 
@@ -111,13 +105,13 @@ __attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct f
 	if (have & FP_HAVE_TCP)
 		c->present |= FP_T_FLAGS;
 	if ((have & FP_HAVE_PORTS) && (use & (FP_T_SPORT | FP_T_DPORT))) {
-		c->sport = cls_at(cls, FP_CLS_SPORT + pkt->sport);
-		c->dport = cls_at(cls, FP_CLS_DPORT + pkt->dport);
+		c->sport = cls_at(gen, FP_CLS_SPORT + pkt->sport);
+		c->dport = cls_at(gen, FP_CLS_DPORT + pkt->dport);
 	}
 	if (pkt->n_vlan && (use & FP_T_VLAN)) {
-		c->vlan[0] = cls_at(cls, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff));
+		c->vlan[0] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff));
 		if (pkt->n_vlan > 1)
-			c->vlan[1] = cls_at(cls, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff));
+			c->vlan[1] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff));
 		if (c->vlan[1] == c->vlan[0])
 			c->vlan[1] = 0;
 		if (!c->vlan[0]) {
@@ -139,7 +133,7 @@ struct tuple_walk {
 	struct fp_pkt *pkt;
 	const struct fp_flt_gencfg *g;
 	const struct fp_cls *c;
-	void *keys;
+	__u32 gen;
 	__u64 cand;       /* candidate tuples below bit 63 not yet probed */
 	__u32 best;
 	__u32 stop;       /* a tuple's first rule came after the best: done */
@@ -178,13 +172,13 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	       (__u64)(f & FP_T_QTYPE ? pkt->qtype : 0) << 48;
 	k.w2 = (__u64)(f & FP_T_SRC ? c->src : 0) | (__u64)(f & FP_T_DST ? c->dst : 0) << 32;
 	k.w3 = f & FP_T_QNAME ? c->qname : 0;
-	hit = flat_key_rule(w->keys, w->g->key_bits, &k);
+	hit = flat_key_rule(w->gen, w->g->key_bits, &k);
 	if (hit < w->best)
 		w->best = hit;
 	if ((f & FP_T_VLAN) && c->vlan[1]) {
 		/* QinQ with both tags named by rules: try the other tag too */
 		k.w0 = (k.w0 & ~(0xffffULL << 32)) | (__u64)c->vlan[1] << 32;
-		hit = flat_key_rule(w->keys, w->g->key_bits, &k);
+		hit = flat_key_rule(w->gen, w->g->key_bits, &k);
 		if (hit < w->best)
 			w->best = hit;
 	}
@@ -225,14 +219,11 @@ __attribute__((noinline)) __u32 fp_flt_first_match(struct fp_pkt *pkt,
 						   const struct fp_flt_gencfg *g, __u32 gen,
 						   const struct fp_cls *c)
 {
-	struct tuple_walk w = { .pkt = pkt, .g = g, .c = c, .best = FP_FLT_NO_RULE };
+	struct tuple_walk w = { .pkt = pkt, .g = g, .c = c, .gen = gen & 1, .best = FP_FLT_NO_RULE };
 	__u64 hi = 1ULL << (FP_CM_TUPLE_BITS - 1);
 	__u32 n;
 
 	if (!pkt || !g || !c)
-		return FP_FLT_NO_RULE;
-	w.keys = bpf_map_lookup_elem(&fp_flt_keys, &gen);
-	if (!w.keys)
 		return FP_FLT_NO_RULE;
 	w.cand = c->cand & ~hi;
 	w.stop = 0;
@@ -333,14 +324,13 @@ int fp_filter(struct xdp_md *ctx)
 	struct fp_flt_rule *r = 0;
 	struct fp_rule_cnt *rc = 0;
 	struct fp_cls *c = bpf_map_lookup_elem(&fp_flt_cls_buf, &zero);
-	void *inner;
+	__u32 idx;
 
 	if (!pkt || !st || !c)
 		return XDP_PASS;
 	bytes = pkt->pkt_len;
 	gen = st->gen & 1;
-	inner = bpf_map_lookup_elem(&fp_flt_gcfg, &gen);
-	g = inner ? bpf_map_lookup_elem(inner, &zero) : 0;
+	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
 		maybe_sample(ctx, pkt, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial, 0);
@@ -355,8 +345,8 @@ int fp_filter(struct xdp_md *ctx)
 	fp_flt_classify(pkt, g, gen, c);
 	rule = fp_flt_first_match(pkt, g, gen, c);
 	if (rule < FP_MAX_RULES) {
-		inner = bpf_map_lookup_elem(&fp_flt_rules, &gen);
-		r = inner ? bpf_map_lookup_elem(inner, &rule) : 0;
+		idx = gen * FP_MAX_RULES + rule;
+		r = bpf_map_lookup_elem(&fp_flt_rules, &idx);
 	}
 	if (!r) {
 		rule = FP_FLT_NO_RULE;
@@ -370,12 +360,8 @@ int fp_filter(struct xdp_md *ctx)
 		stat = verdict == XDP_DROP ? FP_FLT_ST_RULE_DROP : FP_FLT_ST_RULE_PASS;
 	}
 
-	inner = bpf_map_lookup_elem(&fp_flt_cnt, &gen);
-	if (inner) {
-		__u32 idx = rule < FP_MAX_RULES ? rule : FP_MAX_RULES;
-
-		rc = bpf_map_lookup_elem(inner, &idx);
-	}
+	idx = gen * FP_FLT_CNT_ENTRIES + (rule < FP_MAX_RULES ? rule : FP_MAX_RULES);
+	rc = bpf_map_lookup_elem(&fp_flt_cnt, &idx);
 	sampled = maybe_sample(ctx, pkt, r, rule, verdict, st->serial, rc);
 	if (rc) {
 		rc->packets++;

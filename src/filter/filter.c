@@ -24,10 +24,16 @@
 #include "filter.skel.h"
 #include "dump.skel.h"
 
-const char *const fp_outer_names[O_MAX] = {
+const char *const fp_gen_map_names[GM_MAX] = {
 	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
 	"fp_flt_qname", "fp_flt_rules", "fp_flt_cnt", "fp_flt_text",
 	"fp_flt_cmask", "fp_flt_pre",
+};
+
+const __u32 fp_gen_map_entries[GM_MAX] = {
+	1, FP_CLS_ENTRIES, FP_FLAT_GEN_SLOTS, FP_FLAT_GEN_SLOTS,
+	0, FP_MAX_RULES, FP_FLT_CNT_ENTRIES, FP_MAX_RULES,
+	FP_CM_ENTRIES, FP_PRE_ENTRIES,
 };
 
 const char *fp_bpffs_root(const char *opt)
@@ -60,8 +66,8 @@ static struct fp_filter *filter_new(void)
 	f->entry_fd = f->filter_fd = f->stages_fd = f->meta_fd = -1;
 	f->state_fd = f->stats_fd = f->lim_fd = f->last_fd = -1;
 	f->dump_fd = f->ring_fd = f->smp_fd = f->dcfg_fd = -1;
-	for (int i = 0; i < O_MAX; i++)
-		f->outer_fd[i] = -1;
+	for (int i = 0; i < GM_MAX; i++)
+		f->gen_fd[i] = -1;
 	return f;
 }
 
@@ -81,9 +87,9 @@ void fp_filter__close(struct fp_filter *f)
 		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
-		for (int i = 0; i < O_MAX; i++)
-			if (f->outer_fd[i] >= 0)
-				close(f->outer_fd[i]);
+		for (int i = 0; i < GM_MAX; i++)
+			if (f->gen_fd[i] >= 0)
+				close(f->gen_fd[i]);
 	}
 	free(f);
 }
@@ -166,10 +172,10 @@ static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t e
 	f->ring_fd = bpf_map__fd(f->entry_skel->maps.fp_ring);
 	f->smp_fd = bpf_map__fd(f->entry_skel->maps.fp_smp_stats);
 	f->dcfg_fd = bpf_map__fd(f->entry_skel->maps.fp_dump_cfg);
-	for (int i = 0; i < O_MAX; i++) {
+	for (int i = 0; i < GM_MAX; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(f->filter_skel->obj,
-								 fp_outer_names[i]);
-		f->outer_fd[i] = m ? bpf_map__fd(m) : -1;
+								 fp_gen_map_names[i]);
+		f->gen_fd[i] = m ? bpf_map__fd(m) : -1;
 	}
 	ret = bpf_map_update_elem(f->stages_fd, &slot, &f->filter_fd, 0);
 	if (ret) {
@@ -240,8 +246,8 @@ static int pin_list(struct fp_filter *f, const char **names, int *fds)
 	names[n] = "fp_ring", fds[n++] = f->ring_fd;
 	names[n] = "fp_smp_stats", fds[n++] = f->smp_fd;
 	names[n] = "fp_dump_cfg", fds[n++] = f->dcfg_fd;
-	for (int i = 0; i < O_MAX; i++)
-		names[n] = fp_outer_names[i], fds[n++] = f->outer_fd[i];
+	for (int i = 0; i < GM_MAX; i++)
+		names[n] = fp_gen_map_names[i], fds[n++] = f->gen_fd[i];
 	return n;
 }
 
@@ -378,8 +384,8 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 	if (!ret) ret = get_pinned(dir, "fp_ring", &f->ring_fd);
 	if (!ret) ret = get_pinned(dir, "fp_smp_stats", &f->smp_fd);
 	if (!ret) ret = get_pinned(dir, "fp_dump_cfg", &f->dcfg_fd);
-	for (int i = 0; i < O_MAX && !ret; i++)
-		ret = get_pinned(dir, fp_outer_names[i], &f->outer_fd[i]);
+	for (int i = 0; i < GM_MAX && !ret; i++)
+		ret = get_pinned(dir, fp_gen_map_names[i], &f->gen_fd[i]);
 	if (ret) {
 		snprintf(err, errlen, "the pins in %s are incomplete (%s); "
 			 "`fastpath filter unload %s` and load again", dir, strerror(-ret), ifname);

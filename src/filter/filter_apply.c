@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Applying a rule set (a new generation built aside, then one flip), reading
+ * Applying a rule set (the spare generation written aside, then one flip), reading
  * the live generation back, and running the program on single frames.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -16,18 +18,9 @@
 #include "filter/compile.h"
 #include "filter/filter_internal.h"
 
-/* Creates one inner map shaped like the outer map's template. */
-static int inner_create(enum bpf_map_type type, const char *name, __u32 ksz, __u32 vsz,
-			__u32 max, __u32 flags)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = flags);
-
-	return bpf_map_create(type, name, ksz, vsz, max ? max : 1, &opts);
-}
-
-/* Writes n values of vsz bytes into an mmapable array (elements are padded
- * to 8 bytes). */
-static int mmap_fill(int fd, const void *vals, size_t n, size_t vsz, size_t max)
+/* Writes n values of vsz bytes at entry `first` of an mmapable array of
+ * `max` entries (elements are padded to 8 bytes). */
+static int mmap_fill(int fd, size_t first, const void *vals, size_t n, size_t vsz, size_t max)
 {
 	size_t stride = (vsz + 7) & ~(size_t)7, len = stride * max;
 	uint8_t *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -35,76 +28,147 @@ static int mmap_fill(int fd, const void *vals, size_t n, size_t vsz, size_t max)
 	if (m == MAP_FAILED)
 		return -errno;
 	for (size_t i = 0; i < n; i++)
-		memcpy(m + i * stride, (const uint8_t *)vals + i * vsz, vsz);
+		memcpy(m + (first + i) * stride, (const uint8_t *)vals + i * vsz, vsz);
 	munmap(m, len);
 	return 0;
 }
 
-static int batch_fill(int fd, const void *keys, const void *vals, size_t n)
+/* Copies of the image's qname keys, marked with generation gen. */
+static int qname_fill(int fd, const struct fp_flt_image *img, __u32 gen)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 count = n;
+	struct fp_flt_qname_key *k;
+	__u32 count = img->n_qname;
+	int ret = 0;
 
-	if (!n)
+	if (!img->n_qname)
 		return 0;
-	return bpf_map_update_batch(fd, keys, vals, &count, &opts) ? -errno : 0;
+	k = calloc(img->n_qname, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < img->n_qname; i++) {
+		k[i] = img->qn_key[i];
+		k[i].gen = gen;
+	}
+	if (bpf_map_update_batch(fd, k, img->qn_val, &count, &opts))
+		ret = -errno;
+	free(k);
+	return ret;
 }
 
-/* The new generation's inner maps, filled from the image. */
-static int build_inner(const struct fp_flt_image *img, int fd[O_MAX])
+/* Removes generation gen's entries from the qname hash. */
+static int qname_clear(int fd, __u32 gen)
 {
-	__u32 zero = 0;
+	struct fp_flt_qname_key k, next, *del = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		if (next.gen == gen) {
+			if (n == cap) {
+				void *x = realloc(del, (cap = cap ? 2 * cap : 256) * sizeof(*del));
+
+				if (!x) {
+					free(del);
+					return -ENOMEM;
+				}
+				del = x;
+			}
+			del[n++] = next;
+		}
+		k = next;
+		prev = &k;
+	}
+	for (size_t i = 0; i < n && !ret; i++)
+		if (bpf_map_delete_elem(fd, &del[i]) && errno != ENOENT)
+			ret = -errno;
+	free(del);
+	return ret;
+}
+
+/* Zeroes generation gen's counters of rules 0..n-1 and of the default. */
+static int counters_clear(int fd, __u32 gen, __u32 n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 count = n + 1, *keys;
+	void *zeros;
+	int ret = 0;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	keys = calloc(count, sizeof(*keys));
+	zeros = calloc((size_t)count * ncpu, sizeof(struct fp_rule_cnt));
+	if (!keys || !zeros) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (__u32 i = 0; i < n; i++)
+		keys[i] = gen * FP_FLT_CNT_ENTRIES + i;
+	keys[n] = gen * FP_FLT_CNT_ENTRIES + FP_MAX_RULES;
+	if (bpf_map_update_batch(fd, keys, zeros, &count, &opts))
+		ret = -errno;
+out:
+	free(keys);
+	free(zeros);
+	return ret;
+}
+
+/*
+ * Waits until no packet still reads the spare generation: it was live
+ * before the last flip, and a program that started then may still run.
+ * MEMBARRIER_CMD_GLOBAL returns after an RCU grace period, which XDP
+ * programs (run under rcu_read_lock) cannot outlast.
+ */
+static int wait_readers(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return 0;
+	if (errno != EINVAL)
+		return -errno;
+	/* nohz_full kernels refuse it: a grace period is far shorter than this */
+	usleep(200000);
+	return 0;
+}
+
+/* Writes the image into generation gen of every rule map. */
+static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 gen)
+{
+	const int *fd = f->gen_fd;
+	const __u32 *per = fp_gen_map_entries;
 	int ret;
 
-	fd[O_GCFG] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_gcfg", 4,
-				  sizeof(struct fp_flt_gencfg), 1, 0);
-	fd[O_CLS] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_cls", 4, 4, FP_CLS_ENTRIES,
-				 BPF_F_MMAPABLE);
-	fd[O_KEYS] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_keys", 4,
-				  sizeof(struct fp_flt_key_slot), 1u << img->cfg.key_bits,
-				  BPF_F_INNER_MAP | BPF_F_MMAPABLE);
-	fd[O_ADDR] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_addr", 4,
-				  sizeof(struct fp_flt_addr_slot), 1u << img->cfg.addr_bits,
-				  BPF_F_INNER_MAP | BPF_F_MMAPABLE);
-	fd[O_QNAME] = inner_create(BPF_MAP_TYPE_HASH, "fp_flt_qname",
-				   sizeof(struct fp_flt_qname_key),
-				   sizeof(struct fp_flt_qname_val), img->n_qname, 0);
-	fd[O_RULES] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_rules", 4,
-				   sizeof(struct fp_flt_rule), FP_MAX_RULES, BPF_F_MMAPABLE);
-	fd[O_CNT] = inner_create(BPF_MAP_TYPE_PERCPU_ARRAY, "fp_flt_cnt", 4,
-				 sizeof(struct fp_rule_cnt), FP_FLT_CNT_ENTRIES, 0);
-	fd[O_TEXT] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_text", 4,
-				  sizeof(struct fp_flt_text), FP_MAX_RULES, BPF_F_MMAPABLE);
-	fd[O_CMASK] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_cmask", 4, 8, FP_CM_ENTRIES,
-				   BPF_F_MMAPABLE);
-	fd[O_PRE] = inner_create(BPF_MAP_TYPE_ARRAY, "fp_flt_pre", 4, sizeof(struct fp_flt_pre),
-				 FP_PRE_ENTRIES, BPF_F_MMAPABLE);
-	for (int i = 0; i < O_MAX; i++)
-		if (fd[i] < 0)
-			return -errno;
-
-	if (bpf_map_update_elem(fd[O_GCFG], &zero, &img->cfg, 0))
+	if (bpf_map_update_elem(fd[GM_GCFG], &gen, &img->cfg, 0))
 		return -errno;
-	ret = mmap_fill(fd[O_CLS], img->cls, FP_CLS_ENTRIES, 4, FP_CLS_ENTRIES);
+	ret = mmap_fill(fd[GM_CLS], gen * per[GM_CLS], img->cls, FP_CLS_ENTRIES, 4,
+			2 * per[GM_CLS]);
 	if (!ret)
-		ret = mmap_fill(fd[O_RULES], img->rules, img->cfg.n_rules,
-				sizeof(struct fp_flt_rule), FP_MAX_RULES);
+		ret = mmap_fill(fd[GM_RULES], gen * per[GM_RULES], img->rules, img->cfg.n_rules,
+				sizeof(struct fp_flt_rule), 2 * per[GM_RULES]);
 	if (!ret)
-		ret = mmap_fill(fd[O_TEXT], img->text, img->cfg.n_rules,
-				sizeof(struct fp_flt_text), FP_MAX_RULES);
+		ret = mmap_fill(fd[GM_TEXT], gen * per[GM_TEXT], img->text, img->cfg.n_rules,
+				sizeof(struct fp_flt_text), 2 * per[GM_TEXT]);
 	if (!ret)
-		ret = mmap_fill(fd[O_CMASK], img->cmask, FP_CM_ENTRIES, 8, FP_CM_ENTRIES);
+		ret = mmap_fill(fd[GM_CMASK], gen * per[GM_CMASK], img->cmask, FP_CM_ENTRIES, 8,
+				2 * per[GM_CMASK]);
 	if (!ret)
-		ret = mmap_fill(fd[O_PRE], img->pre, FP_PRE_ENTRIES, sizeof(struct fp_flt_pre),
-				FP_PRE_ENTRIES);
+		ret = mmap_fill(fd[GM_PRE], gen * per[GM_PRE], img->pre, FP_PRE_ENTRIES,
+				sizeof(struct fp_flt_pre), 2 * per[GM_PRE]);
 	if (!ret)
-		ret = mmap_fill(fd[O_KEYS], img->key_slots, 1u << img->cfg.key_bits,
-				sizeof(struct fp_flt_key_slot), 1u << img->cfg.key_bits);
+		ret = mmap_fill(fd[GM_KEYS], gen * per[GM_KEYS], img->key_slots,
+				1u << img->cfg.key_bits, sizeof(struct fp_flt_key_slot),
+				2 * per[GM_KEYS]);
 	if (!ret)
-		ret = mmap_fill(fd[O_ADDR], img->addr_slots, 1u << img->cfg.addr_bits,
-				sizeof(struct fp_flt_addr_slot), 1u << img->cfg.addr_bits);
+		ret = mmap_fill(fd[GM_ADDR], gen * per[GM_ADDR], img->addr_slots,
+				1u << img->cfg.addr_bits, sizeof(struct fp_flt_addr_slot),
+				2 * per[GM_ADDR]);
 	if (!ret)
-		ret = batch_fill(fd[O_QNAME], img->qn_key, img->qn_val, img->n_qname);
+		ret = qname_clear(fd[GM_QNAME], gen);
+	if (!ret)
+		ret = qname_fill(fd[GM_QNAME], img, gen);
+	if (!ret)
+		ret = counters_clear(fd[GM_CNT], gen, img->cfg.n_rules);
 	return ret;
 }
 
@@ -113,11 +177,9 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 	struct fp_flt_image img;
 	struct fp_flt_state st;
 	struct timespec ts;
-	int fd[O_MAX], ret;
 	__u32 zero = 0, spare;
+	int ret;
 
-	for (int i = 0; i < O_MAX; i++)
-		fd[i] = -1;
 	ret = fp_flt_image__build(set, &img, err, errlen);
 	if (ret)
 		return ret;
@@ -127,20 +189,17 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 		goto out;
 	}
 	spare = (st.gen & 1) ^ 1;
-	ret = build_inner(&img, fd);
+	ret = wait_readers();
 	if (ret) {
-		snprintf(err, errlen, "building the new rule maps failed: %s%s", strerror(-ret),
-			 ret == -ENOMEM || ret == -EPERM ? " (memlock or memory limit?)" : "");
+		snprintf(err, errlen, "waiting for packets in flight failed: %s", strerror(-ret));
 		goto out;
 	}
 	/* the spare generation: nothing reads it until the flip */
-	for (int i = 0; i < O_MAX; i++) {
-		if (bpf_map_update_elem(f->outer_fd[i], &spare, &fd[i], 0)) {
-			ret = -errno;
-			snprintf(err, errlen, "installing the new rule maps failed: %s",
-				 strerror(-ret));
-			goto out;
-		}
+	ret = write_gen(f, &img, spare);
+	if (ret) {
+		snprintf(err, errlen, "writing the new rule set failed: %s; the live set is "
+			 "unchanged", strerror(-ret));
+		goto out;
 	}
 	/* the flip: one write; every packet after it sees the whole new set */
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -152,15 +211,8 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 		snprintf(err, errlen, "flipping to the new rule set failed: %s", strerror(-ret));
 		goto out;
 	}
-	/* Wait until no packet still uses the old generation: an update of a
-	 * map-in-map returns only after running programs finished. So the next
-	 * apply may replace the old generation safely. */
-	bpf_map_update_elem(f->outer_fd[O_GCFG], &spare, &fd[O_GCFG], 0);
 	ret = 0;
 out:
-	for (int i = 0; i < O_MAX; i++)
-		if (fd[i] >= 0)
-			close(fd[i]);
 	fp_flt_image__free(&img);
 	return ret;
 }
@@ -183,15 +235,6 @@ int fp_filter__run(struct fp_filter *f, const void *frame, size_t len, uint32_t 
 	bpf_map_lookup_elem(f->last_fd, &zero, &after);
 	*rule = after.seq != before.seq ? after.rule : FP_FLT_NO_RULE;
 	return 0;
-}
-
-static int inner_fd(struct fp_filter *f, enum fp_outer o, __u32 gen)
-{
-	__u32 id;
-
-	if (bpf_map_lookup_elem(f->outer_fd[o], &gen, &id))
-		return -errno;
-	return bpf_map_get_fd_by_id(id);
 }
 
 /*
@@ -227,9 +270,9 @@ static int read_percpu(int fd, __u32 idx, size_t vsz, size_t nsum, void *total, 
 
 int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 {
-	int ncpu = libbpf_num_possible_cpus(), gcfg = -1, cnt = -1, text = -1, ret = 0;
+	int ncpu = libbpf_num_possible_cpus(), ret = 0;
 	struct fp_flt_gencfg cfg;
-	__u32 zero = 0;
+	__u32 zero = 0, gen;
 
 	memset(v, 0, sizeof(*v));
 	if (ncpu <= 0)
@@ -239,17 +282,11 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 	for (__u32 s = 0; s < FP_FLT_ST_MAX; s++)
 		read_percpu(f->stats_fd, s, sizeof(struct fp_counter), 2, &v->stage[s], NULL, ncpu);
 	read_percpu(f->smp_fd, 0, sizeof(struct fp_smp_stats), 2, &v->smp, NULL, ncpu);
-	gcfg = inner_fd(f, O_GCFG, v->state.gen & 1);
-	if (gcfg < 0)
+	if (!v->state.serial)
 		return 0; /* no rule set applied yet */
-	if (bpf_map_lookup_elem(gcfg, &zero, &cfg)) {
+	gen = v->state.gen & 1;
+	if (bpf_map_lookup_elem(f->gen_fd[GM_GCFG], &gen, &cfg)) {
 		ret = -errno;
-		goto out;
-	}
-	cnt = inner_fd(f, O_CNT, v->state.gen & 1);
-	text = inner_fd(f, O_TEXT, v->state.gen & 1);
-	if (cnt < 0 || text < 0) {
-		ret = -ENOENT;
 		goto out;
 	}
 	v->has_rules = true;
@@ -270,19 +307,17 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 			ret = -ENOMEM;
 			goto out;
 		}
-		if (bpf_map_lookup_elem(text, &i, &t) == 0)
+		__u32 ti = gen * FP_MAX_RULES + i;
+
+		if (bpf_map_lookup_elem(f->gen_fd[GM_TEXT], &ti, &t) == 0)
 			memcpy(r->text, t.text, sizeof(r->text));
 		r->text[sizeof(r->text) - 1] = 0;
-		read_percpu(cnt, i, sizeof(struct fp_rule_cnt), 4, &r->total, r->per_cpu, ncpu);
+		read_percpu(f->gen_fd[GM_CNT], gen * FP_FLT_CNT_ENTRIES + i,
+			    sizeof(struct fp_rule_cnt), 4, &r->total, r->per_cpu, ncpu);
 	}
-	read_percpu(cnt, FP_MAX_RULES, sizeof(struct fp_rule_cnt), 4, &v->dflt, NULL, ncpu);
+	read_percpu(f->gen_fd[GM_CNT], gen * FP_FLT_CNT_ENTRIES + FP_MAX_RULES,
+		    sizeof(struct fp_rule_cnt), 4, &v->dflt, NULL, ncpu);
 out:
-	if (gcfg >= 0)
-		close(gcfg);
-	if (cnt >= 0)
-		close(cnt);
-	if (text >= 0)
-		close(text);
 	if (ret)
 		fp_filter_view__free(v);
 	return ret;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The filter stage's maps. Rule data lives in inner maps, one set per
- * generation (slot 0 or 1 of each outer map): `apply` builds a whole new set
- * aside, puts it in the spare slot, then flips fp_flt_state.gen.
+ * The filter stage's maps. Rule data lives in two generations (halves of
+ * each map below): `apply` writes a whole new set into the spare half, then
+ * flips fp_flt_state.gen.
  */
 #ifndef FP_FILTER_MAPS_H
 #define FP_FILTER_MAPS_H
@@ -21,95 +21,47 @@ struct {
 	__type(value, struct fp_flt_state);
 } fp_flt_state SEC(".maps");
 
-#define FP_OUTER(name, inner)                         \
+/*
+ * Every per-generation map holds both generations side by side: generation
+ * g's entries start at g * (entries per generation), FP_GEN_* of abi.h.
+ * Plain maps the program names directly: their lookups are inlined, where
+ * a map-in-map costs a pointer load per map and inner arrays of varying
+ * size are not inlined at all.
+ */
+#define FP_GEN_MAP(name, kind, entries, vsz, flags)  \
 	struct {                                      \
-		__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS); \
-		__uint(max_entries, 2);               \
-		__type(key, __u32);                   \
-		__array(values, inner);               \
+		__uint(type, kind);                   \
+		__uint(max_entries, 2 * (entries));   \
+		__uint(map_flags, flags);             \
+		__uint(key_size, sizeof(__u32));      \
+		__uint(value_size, vsz);              \
 	} name SEC(".maps")
 
-/* Inner maps give sizes, not BTF types: clang 14 leaves types used only
- * inside an outer map's template as forward declarations. */
-struct fp_flt_gcfg_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_flt_gencfg));
-};
-struct fp_flt_cls_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FP_CLS_ENTRIES);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-};
-struct fp_flt_cmask_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FP_CM_ENTRIES);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u64));
-};
-struct fp_flt_pre_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FP_PRE_ENTRIES);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_flt_pre));
-};
-/* Flat hash tables (abi.h): sized per generation, hence BPF_F_INNER_MAP. */
-struct fp_flt_keys_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << FP_FLAT_MIN_BITS);
-	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_flt_key_slot));
-};
-struct fp_flt_addr_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1 << FP_FLAT_MIN_BITS);
-	__uint(map_flags, BPF_F_INNER_MAP | BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_flt_addr_slot));
-};
-struct fp_flt_qname_inner {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);
-	__uint(key_size, sizeof(struct fp_flt_qname_key));
-	__uint(value_size, sizeof(struct fp_flt_qname_val));
-};
-struct fp_flt_rules_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FP_MAX_RULES);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_flt_rule));
-};
-struct fp_flt_cnt_inner {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FP_FLT_CNT_ENTRIES);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_rule_cnt));
-};
-struct fp_flt_text_inner {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FP_MAX_RULES);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct fp_flt_text));
-};
+FP_GEN_MAP(fp_flt_gcfg, BPF_MAP_TYPE_ARRAY, 1, sizeof(struct fp_flt_gencfg), 0);
+FP_GEN_MAP(fp_flt_cls, BPF_MAP_TYPE_ARRAY, FP_CLS_ENTRIES, sizeof(__u32), BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_keys, BPF_MAP_TYPE_ARRAY, FP_FLAT_GEN_SLOTS, sizeof(struct fp_flt_key_slot),
+	   BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_addr, BPF_MAP_TYPE_ARRAY, FP_FLAT_GEN_SLOTS, sizeof(struct fp_flt_addr_slot),
+	   BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_rules, BPF_MAP_TYPE_ARRAY, FP_MAX_RULES, sizeof(struct fp_flt_rule),
+	   BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_cnt, BPF_MAP_TYPE_PERCPU_ARRAY, FP_FLT_CNT_ENTRIES, sizeof(struct fp_rule_cnt),
+	   0);
+FP_GEN_MAP(fp_flt_text, BPF_MAP_TYPE_ARRAY, FP_MAX_RULES, sizeof(struct fp_flt_text),
+	   BPF_F_MMAPABLE); /* user space only */
+FP_GEN_MAP(fp_flt_cmask, BPF_MAP_TYPE_ARRAY, FP_CM_ENTRIES, sizeof(__u64), BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_pre, BPF_MAP_TYPE_ARRAY, FP_PRE_ENTRIES, sizeof(struct fp_flt_pre),
+	   BPF_F_MMAPABLE);
 
-FP_OUTER(fp_flt_gcfg, struct fp_flt_gcfg_inner);   /* how to classify */
-FP_OUTER(fp_flt_cls, struct fp_flt_cls_inner);     /* port/len/ttl/vlan -> class */
-FP_OUTER(fp_flt_keys, struct fp_flt_keys_inner);   /* tuple key -> rule index */
-FP_OUTER(fp_flt_addr, struct fp_flt_addr_inner);   /* masked address -> class */
-FP_OUTER(fp_flt_qname, struct fp_flt_qname_inner); /* DNS name hash -> class */
-FP_OUTER(fp_flt_rules, struct fp_flt_rules_inner); /* rule index -> action */
-FP_OUTER(fp_flt_cnt, struct fp_flt_cnt_inner);     /* rule index -> counters */
-FP_OUTER(fp_flt_text, struct fp_flt_text_inner);   /* rule index -> text (user only) */
-FP_OUTER(fp_flt_cmask, struct fp_flt_cmask_inner); /* field class -> tuples to probe */
-FP_OUTER(fp_flt_pre, struct fp_flt_pre_inner);     /* address /16 -> class, lengths to probe */
+/* DNS name hash -> class; the key names its generation. Not preallocated:
+ * most sets have few names, and a full table would take 11 MB. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * FP_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct fp_flt_qname_key);
+	__type(value, struct fp_flt_qname_val);
+} fp_flt_qname SEC(".maps");
 
 /* Limiter state, shared by generations: keyed by the rule's ident. */
 struct {

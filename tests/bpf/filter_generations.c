@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The two generations of the rule maps (each map holds both, side by side;
+ * `apply` rewrites the spare one and flips): what a generation left behind
+ * must never decide for the next set written over it. Runs the real
+ * pipeline through BPF_PROG_TEST_RUN.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <bpf/bpf.h>
+
+#include "common/pkt.h"
+#include "filter/filter.h"
+#include "filter/filter_internal.h"
+
+static struct fp_filter *filter;
+
+static int setup(void **state)
+{
+	char err[512];
+
+	if (geteuid() != 0)
+		return 0;
+	if (fp_filter__open_test(&filter, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fp_filter__close(filter);
+	return 0;
+}
+
+static void apply_text(const char *text)
+{
+	struct fp_ruleset set;
+	struct fp_diags d = { 0 };
+	char err[512];
+
+	assert_int_equal(fp_ruleset__parse(text, strlen(text), &set, &d), 0);
+	if (fp_filter__apply(filter, &set, err, sizeof(err))) {
+		fprintf(stderr, "apply: %s\n", err);
+		fail();
+	}
+	fp_ruleset__free(&set);
+}
+
+/* `drop src 10.X.Y.0/24` for n prefixes, then `tail`: big flat tables. */
+static char *big_set(unsigned n, const char *tail)
+{
+	size_t cap = n * 64 + strlen(tail) + 1, len = 0;
+	char *t = malloc(cap);
+
+	assert_non_null(t);
+	for (unsigned i = 0; i < n; i++)
+		len += snprintf(t + len, cap - len, "drop udp src 10.%u.%u.0/24 dport %u id big%u\n",
+				i / 256, i % 256, 1000 + i % 97, i);
+	snprintf(t + len, cap - len, "%s", tail);
+	return t;
+}
+
+static void udp_from(struct pkt *b, const char *src, uint16_t dport)
+{
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = src, .dst = "198.51.100.1", .ttl = 64 });
+	pkt_udp(b, 4000, dport);
+	assert_int_equal(pkt_finish(b), 0);
+}
+
+static void dns_query(struct pkt *b, const char *name)
+{
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "192.0.2.1", .dst = "198.51.100.1", .ttl = 64 });
+	pkt_udp(b, 4000, 53);
+	pkt_dns_query(b, name, 1);
+	assert_int_equal(pkt_finish(b), 0);
+}
+
+/* The rule index that decided (FP_FLT_NO_RULE: the default). */
+static uint32_t rule_of(struct pkt *b, uint32_t *verdict)
+{
+	uint32_t v, rule;
+
+	assert_int_equal(fp_filter__run(filter, b->buf, b->len, &v, &rule), 0);
+	if (verdict)
+		*verdict = v;
+	return rule;
+}
+
+/* A big set, a small one over the other half, the big one again, then the
+ * small one over the half the big set had filled: the small set's packets
+ * never see the big set's entries left in the unused part of the tables. */
+static void test_stale_entries_unreachable(void **state)
+{
+	char *big = big_set(3000, "default pass\n");
+	struct pkt b;
+	uint32_t v;
+
+	if (!filter)
+		skip();
+	for (int round = 0; round < 2; round++) {
+		apply_text(big);
+		udp_from(&b, "10.5.7.9", 1000 + (5 * 256 + 7) % 97);
+		assert_int_equal(rule_of(&b, &v), 5 * 256 + 7);
+		assert_int_equal(v, 1 /* XDP_DROP */);
+		apply_text("drop udp dport 9 id small\ndefault pass\n");
+		assert_int_equal(rule_of(&b, &v), FP_FLT_NO_RULE);
+		assert_int_equal(v, 2 /* XDP_PASS */);
+		udp_from(&b, "10.5.7.9", 9);
+		assert_int_equal(rule_of(&b, NULL), 0);
+	}
+	free(big);
+}
+
+static void rule_packets(uint32_t idx, uint64_t *pk, uint64_t *dflt)
+{
+	struct fp_filter_view v;
+
+	assert_int_equal(fp_filter__view(filter, &v), 0);
+	assert_true(v.has_rules);
+	assert_true(idx < v.n_rules);
+	*pk = v.rules[idx].total.packets;
+	*dflt = v.dflt.packets;
+	fp_filter_view__free(&v);
+}
+
+/* Each generation counts from zero, also the second time a half is used. */
+static void test_counters_restart(void **state)
+{
+	const char *set = "drop udp dport 7 id seven\ndefault pass\n";
+	struct pkt hit, miss;
+	uint64_t pk, dflt;
+
+	if (!filter)
+		skip();
+	udp_from(&hit, "192.0.2.1", 7);
+	udp_from(&miss, "192.0.2.1", 8);
+	for (int round = 0; round < 3; round++) {
+		apply_text(set);
+		rule_packets(0, &pk, &dflt);
+		assert_int_equal(pk, 0);
+		assert_int_equal(dflt, 0);
+		for (int i = 0; i < 5 + round; i++)
+			assert_int_equal(rule_of(&hit, NULL), 0);
+		assert_int_equal(rule_of(&miss, NULL), FP_FLT_NO_RULE);
+		rule_packets(0, &pk, &dflt);
+		assert_int_equal(pk, 5 + round);
+		assert_int_equal(dflt, 1);
+	}
+}
+
+static unsigned qname_entries(void)
+{
+	struct fp_flt_qname_key k, next;
+	unsigned n = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(filter->gen_fd[GM_QNAME], prev, &next) == 0) {
+		n++;
+		k = next;
+		prev = &k;
+	}
+	return n;
+}
+
+/* The DNS name hash holds the live generation's names and the spare's,
+ * never more, and a name of an earlier set no longer matches. */
+static void test_qname_generations(void **state)
+{
+	char text[4096];
+	struct pkt b;
+
+	if (!filter)
+		skip();
+	for (unsigned round = 0; round < 6; round++) {
+		size_t len = 0;
+		unsigned n = 5 + round * 7;
+
+		for (unsigned i = 0; i < n; i++)
+			len += snprintf(text + len, sizeof(text) - len,
+					"drop qname *.r%u-%u.example id q%u\n", round, i, i);
+		apply_text(text);
+		assert_true(qname_entries() <= n + (round ? 5 + (round - 1) * 7 : 0));
+		dns_query(&b, "x.r0-1.example");
+		assert_int_equal(rule_of(&b, NULL), round == 0 ? 1 : FP_FLT_NO_RULE);
+		snprintf(text, sizeof(text), "x.r%u-%u.example", round, n - 1);
+		dns_query(&b, text);
+		assert_int_equal(rule_of(&b, NULL), n - 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stale_entries_unreachable),
+		cmocka_unit_test(test_counters_restart),
+		cmocka_unit_test(test_qname_generations),
+	};
+
+	return cmocka_run_group_tests_name("filter_generations", tests, setup, teardown);
+}
