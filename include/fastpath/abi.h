@@ -163,10 +163,17 @@ enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VL
 		   FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME };
 
 /*
- * fp_flt_cls: one array of u32 class ids per generation, value per index:
- * sport, dport, len (each 65536 values), ttl (256), vlan (4096). 0 = no rule
- * covers the value.
+ * fp_flt_cls: per generation, one entry per value of sport, dport, len (each
+ * 65536 values), ttl (256), vlan (4096): the value's class (0 = no rule
+ * covers it) and that class's fp_flt_cmask word, so that a range field
+ * costs the stage one lookup.
  */
+struct fp_flt_cls_ent {
+	__u64 mask;
+	__u32 cls;
+	__u32 pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
 #define FP_CLS_SPORT   0
 #define FP_CLS_DPORT   65536
 #define FP_CLS_LEN     131072
@@ -180,9 +187,12 @@ enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VL
  * class] has bit t (t < 63) set when tuple t does not use the field, or one
  * of its rules covers that class; bit 63 stands for tuples 63 and up
  * together. Class 0 (no rule covers the value, or the packet lacks the
- * field) has only the bits of tuples that do not use the field. PROTO is
- * indexed by protocol number (256: none known), L3 by 0 none, 1 IPv4, 2 IPv6.
- * A class beyond its region (never built) reads as all tuples.
+ * field) has only the bits of tuples that do not use the field. L3PROTO
+ * holds both terms' words ANDed, indexed by l3 * 257 + protocol number (l3:
+ * 0 none, 1 IPv4, 2 IPv6; protocol 256: none known). A class beyond its
+ * region (never built) reads as all tuples. The stage reads the range
+ * fields' words from fp_flt_cls and the short prefixes' from fp_flt_pre;
+ * their regions here are what those copies are made from.
  */
 #define FP_CM_TUPLE_BITS    64
 #define FP_CM_RANGE_N       65537                  /* sport, dport, len classes */
@@ -190,8 +200,7 @@ enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VL
 #define FP_CM_VLAN_N        4097
 #define FP_CM_ADDR_N        (2 * FP_MAX_RULES + 1) /* address nodes of src and dst */
 #define FP_CM_QNAME_N       (FP_MAX_RULES + 1)
-#define FP_CM_PROTO_N       257
-#define FP_CM_L3_N          3
+#define FP_CM_L3PROTO_N     (3 * 257)
 #define FP_CM_SPORT   0
 #define FP_CM_DPORT   (FP_CM_SPORT + FP_CM_RANGE_N)
 #define FP_CM_LEN     (FP_CM_DPORT + FP_CM_RANGE_N)
@@ -200,9 +209,8 @@ enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VL
 #define FP_CM_SRC     (FP_CM_VLAN + FP_CM_VLAN_N)
 #define FP_CM_DST     (FP_CM_SRC + FP_CM_ADDR_N)
 #define FP_CM_QNAME   (FP_CM_DST + FP_CM_ADDR_N)
-#define FP_CM_PROTO   (FP_CM_QNAME + FP_CM_QNAME_N)
-#define FP_CM_L3      (FP_CM_PROTO + FP_CM_PROTO_N)
-#define FP_CM_ENTRIES (FP_CM_L3 + FP_CM_L3_N)
+#define FP_CM_L3PROTO (FP_CM_QNAME + FP_CM_QNAME_N)
+#define FP_CM_ENTRIES (FP_CM_L3PROTO + FP_CM_L3PROTO_N)
 
 /*
  * fp_flt_pre: the address prefilter, one entry per table and top 16 bits of
@@ -210,14 +218,16 @@ enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VL
  * longest prefix of length <= 16 that holds the whole /16 (0: none), and
  * which longer prefix lengths have a prefix inside this /16 (bit i: the
  * i-th of fp_flt_gencfg.plen[tbl]). Most addresses of a flood need no hash
- * probe at all; the rest probe only the lengths that can hit.
+ * probe and no mask lookup at all; the rest probe only the lengths that
+ * can hit.
  */
 struct fp_flt_pre {
 	__u64 probe;
+	__u64 mask;            /* cls's fp_flt_cmask word (SRC or DST region) */
 	__u32 cls;
 	__u32 pad;
 };
-FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 16);
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 24);
 #define FP_PRE_ENTRIES (4u << 16)
 
 struct fp_flt_addr_key {

@@ -33,13 +33,16 @@ struct {
 	__type(value, struct fp_cls);
 } fp_flt_cls_buf SEC(".maps");
 
-/* Generation gen's class of value index idx (FP_CLS_*). */
-static __always_inline __u32 cls_at(__u32 gen, __u32 idx)
+/* Generation gen's class of value index idx (FP_CLS_*), ANDs its mask into *m. */
+static __always_inline __u32 cls_at(__u32 gen, __u32 idx, __u64 *m)
 {
 	__u32 i = gen * FP_CLS_ENTRIES + idx;
-	__u32 *v = bpf_map_lookup_elem(&fp_flt_cls, &i);
+	struct fp_flt_cls_ent *e = bpf_map_lookup_elem(&fp_flt_cls, &i);
 
-	return v ? *v : 0;
+	if (!e)
+		return 0;
+	*m &= e->mask;
+	return e->cls;
 }
 
 /* Tuple mask of one field's class; a class beyond its region: all tuples. */
@@ -190,12 +193,13 @@ static __always_inline long addr_probe(__u32 unused, void *arg)
 FP_LATE(addr_probe)
 
 /*
- * Longest prefix of the address in the gen's table, as a class: the
- * prefilter entry of its /16 gives the answer of the short prefixes and
- * the longer lengths worth a hash probe (usually none).
+ * Longest prefix of the address in the gen's table, as a class (its mask
+ * word ANDed into *m): the prefilter entry of its /16 gives the answer of
+ * the short prefixes and the longer lengths worth a hash probe (usually
+ * none).
  */
 static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g, __u32 tbl,
-					const __u8 *addr)
+					const __u8 *addr, __u64 *m)
 {
 	struct addr_walk w = { .gen = gen, .g = g, .addr = addr, .tbl = tbl & 3 };
 	__u32 idx = gen * FP_PRE_ENTRIES + ((tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1]);
@@ -207,6 +211,10 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 	w.probe = e->probe;
 	if (w.probe)
 		FP_LOOP(FP_MAX_PLENS, addr_probe, &w);
+	if (w.cls == e->cls)
+		*m &= e->mask;
+	else
+		*m &= cm_at(gen, tbl & 1 ? FP_CM_DST : FP_CM_SRC, FP_CM_ADDR_N, w.cls);
 	return w.cls;
 }
 
@@ -238,9 +246,9 @@ __attribute__((noinline)) __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 
 
 /* The class of the packet's source (tbl even) or destination address. */
 static __always_inline __u32 flt_addr_class(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					    __u32 gen, __u32 tbl)
+					    __u32 gen, __u32 tbl, __u64 *m)
 {
-	return addr_class(gen, g, tbl, tbl & 1 ? pkt->dst : pkt->src);
+	return addr_class(gen, g, tbl, tbl & 1 ? pkt->dst : pkt->src, m);
 }
 
 struct qh_walk {

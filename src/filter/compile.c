@@ -241,9 +241,8 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	ret = build_flat(img);
 	if (ret == -E2BIG)
 		snprintf(err, errlen, "the rule set needs %zu tuple keys and %zu address prefixes; "
-			 "a table holds at most 2^%u slots (about 2^%u entries): split port lists "
-			 "or merge prefixes", img->n_keys, img->n_addr, FP_FLAT_MAX_BITS,
-			 FP_FLAT_MAX_BITS - 1);
+			 "a table of 2^%u slots holds about 100,000: split port lists or merge "
+			 "prefixes", img->n_keys, img->n_addr, FP_FLAT_MAX_BITS);
 	if (ret)
 		goto out;
 	ret = 0;
@@ -266,6 +265,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	if (!img)
 		return;
 	free(img->cls);
+	free(img->cls_ent);
 	free(img->rules);
 	free(img->text);
 	free(img->keys);

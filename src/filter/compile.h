@@ -18,6 +18,7 @@
 struct fp_flt_image {
 	struct fp_flt_gencfg cfg;
 	uint32_t *cls;                     /* FP_CLS_ENTRIES class ids */
+	struct fp_flt_cls_ent *cls_ent;    /* the same with their tuple masks (what is loaded) */
 	struct fp_flt_rule *rules;         /* cfg.n_rules */
 	struct fp_flt_text *text;          /* cfg.n_rules canonical texts */
 	size_t n_keys;

@@ -2,9 +2,10 @@
 /*
  * The flat hash tables of a generation (include/fastpath/abi.h): tuple
  * keys -> rule and address prefixes -> class, laid out as the XDP stage
- * probes them. Linear probing from fp_flat_hash's home slot; a table twice
- * the keys or more, doubled until no key sits FP_FLAT_PROBES or more slots
- * from home, so the stage's probe is bounded and short.
+ * probes them. Linear probing from fp_flat_hash's home slot (Robin Hood
+ * placement); a table twice the keys or more, doubled until no key sits
+ * FP_FLAT_PROBES or more slots from home, so the stage's probe is bounded
+ * and short.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -33,32 +34,51 @@ static unsigned first_bits(size_t n)
 
 /*
  * Places n keys (key i at keys + i * ksz, value at vals + i * vsz) into
- * slots of ssz bytes (key at 0, value at koff), 2^bits of them, `used`
- * marking what is taken. -EAGAIN when a key would sit out of reach.
+ * slots of ssz bytes (key at 0, value at koff), 2^bits of them; `item`
+ * (2^bits, zeroed) is scratch. Robin Hood insertion: a key further from
+ * its home takes the slot of one nearer to its own, which keeps the
+ * longest distance short; runs stay without holes, so the stage's probe
+ * may still stop at the first empty slot. -EAGAIN when a key would sit
+ * FP_FLAT_PROBES or more slots from home.
  */
 static int place(const void *keys, size_t ksz, const void *vals, size_t vsz, size_t n,
-		 uint8_t *slots, size_t ssz, size_t koff, unsigned bits, uint8_t *used)
+		 uint8_t *slots, size_t ssz, size_t koff, unsigned bits, uint32_t *item)
 {
 	uint32_t mask = (1u << bits) - 1;
+	uint8_t *dist = calloc((size_t)mask + 1, 1);
 
+	if (!dist)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		const uint8_t *k = (const uint8_t *)keys + i * ksz;
-		uint32_t h = home(k, ksz, bits), d;
+		uint32_t cur = (uint32_t)i + 1, at = home((const uint8_t *)keys + i * ksz, ksz, bits);
+		uint8_t d = 0;
 
-		for (d = 0; d < FP_FLAT_PROBES; d++) {
-			uint32_t at = (h + d) & mask;
+		while (item[at]) {
+			if (dist[at] < d) { /* the resident is nearer home: it moves on */
+				uint32_t t = item[at];
+				uint8_t td = dist[at];
 
-			if (!used[at]) {
-				used[at] = 1;
-				memcpy(slots + (size_t)at * ssz, k, ksz);
-				memcpy(slots + (size_t)at * ssz + koff, (const uint8_t *)vals + i * vsz,
-				       vsz);
-				break;
+				item[at] = cur, dist[at] = d;
+				cur = t, d = td;
+			}
+			at = (at + 1) & mask;
+			if (++d >= FP_FLAT_PROBES) {
+				free(dist);
+				return -EAGAIN;
 			}
 		}
-		if (d == FP_FLAT_PROBES)
-			return -EAGAIN;
+		item[at] = cur, dist[at] = d;
 	}
+	for (uint32_t at = 0; at <= mask; at++) {
+		size_t i;
+
+		if (!item[at])
+			continue;
+		i = item[at] - 1;
+		memcpy(slots + (size_t)at * ssz, (const uint8_t *)keys + i * ksz, ksz);
+		memcpy(slots + (size_t)at * ssz + koff, (const uint8_t *)vals + i * vsz, vsz);
+	}
+	free(dist);
 	return 0;
 }
 
@@ -69,18 +89,23 @@ static int build_table(const void *keys, size_t ksz, const void *vals, size_t vs
 {
 	for (unsigned bits = first_bits(n); bits <= FP_FLAT_MAX_BITS; bits++) {
 		size_t slots = (size_t)1 << bits;
-		uint8_t *t = malloc(slots * ssz), *used = calloc(slots, 1);
+		uint8_t *t = malloc(slots * ssz);
+		uint32_t *item = calloc(slots, sizeof(*item));
 		int ret;
 
-		if (!t || !used) {
+		if (!t || !item) {
 			free(t);
-			free(used);
+			free(item);
 			return -ENOMEM;
 		}
 		for (size_t s = 0; s < slots; s++)
 			memcpy(t + s * ssz, empty, ssz);
-		ret = place(keys, ksz, vals, vsz, n, t, ssz, koff, bits, used);
-		free(used);
+		ret = place(keys, ksz, vals, vsz, n, t, ssz, koff, bits, item);
+		free(item);
+		if (ret == -ENOMEM) {
+			free(t);
+			return ret;
+		}
 		if (ret == 0) {
 			*out = t;
 			*bits_out = (uint8_t)bits;

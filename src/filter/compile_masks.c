@@ -6,6 +6,9 @@
  * - tuple masks: per field and class, the tuples that can still match, so
  *   the stage ANDs one word per field and probes only the tuples left
  *   (usually one or none) instead of every tuple whose fields are present;
+ *   the range fields' words are copied next to their classes (fp_flt_cls),
+ *   the short prefixes' into the prefilter, ip/ip6 and protocol ANDed
+ *   into one word;
  * - the address prefilter: per table and top 16 bits, the class the short
  *   prefixes give and which longer prefix lengths can hit, so an address no
  *   long prefix is near costs no hash probe.
@@ -55,10 +58,34 @@ static void fill(uint64_t *v, uint32_t n, uint64_t m)
 		v[i] = m;
 }
 
+/* fp_flt_cls as loaded: each value's class and that class's mask word. */
+static int build_cls_ent(struct fp_flt_image *img)
+{
+	static const struct { uint32_t cls_base, n, cm_base; } ranges[] = {
+		{ FP_CLS_SPORT, 65536, FP_CM_SPORT }, { FP_CLS_DPORT, 65536, FP_CM_DPORT },
+		{ FP_CLS_LEN, 65536, FP_CM_LEN },     { FP_CLS_TTL, 256, FP_CM_TTL },
+		{ FP_CLS_VLAN, 4096, FP_CM_VLAN },
+	};
+	struct fp_flt_cls_ent *e = calloc(FP_CLS_ENTRIES, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	for (size_t j = 0; j < sizeof(ranges) / sizeof(ranges[0]); j++) {
+		for (uint32_t v = 0; v < ranges[j].n; v++) {
+			struct fp_flt_cls_ent *x = &e[ranges[j].cls_base + v];
+
+			x->cls = img->cls[ranges[j].cls_base + v];
+			x->mask = img->cmask[ranges[j].cm_base + x->cls];
+		}
+	}
+	img->cls_ent = e;
+	return 0;
+}
+
 int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		const uint8_t *rule_tuple, const struct rule_cls *rc)
 {
-	uint64_t *cm = calloc(FP_CM_ENTRIES, sizeof(*cm));
+	uint64_t *cm = calloc(FP_CM_ENTRIES, sizeof(*cm)), l3[3], proto[257];
 
 	if (!cm)
 		return -ENOMEM;
@@ -66,8 +93,8 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		img->cfg.cm_zero[cm_fields[j].z] = not_using(img, cm_fields[j].term);
 		fill(cm + cm_fields[j].base, cm_fields[j].n, img->cfg.cm_zero[cm_fields[j].z]);
 	}
-	fill(cm + FP_CM_PROTO, FP_CM_PROTO_N, not_using(img, FP_T_PROTO));
-	fill(cm + FP_CM_L3, FP_CM_L3_N, not_using(img, FP_T_L3));
+	fill(proto, 257, not_using(img, FP_T_PROTO));
+	fill(l3, 3, not_using(img, FP_T_L3));
 
 	for (size_t i = 0; i < set->n; i++) {
 		const struct fp_rule *r = &set->rules[i];
@@ -87,12 +114,15 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 			}
 		}
 		if (r->terms & FP_T_PROTO)
-			cm[FP_CM_PROTO + r->proto] |= b;
+			proto[r->proto] |= b;
 		if (r->terms & FP_T_L3)
-			cm[FP_CM_L3 + (r->l3 == 6 ? 2 : 1)] |= b;
+			l3[r->l3 == 6 ? 2 : 1] |= b;
 	}
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t p = 0; p < 257; p++)
+			cm[FP_CM_L3PROTO + a * 257 + p] = l3[a] & proto[p];
 	img->cmask = cm;
-	return 0;
+	return build_cls_ent(img);
 }
 
 static uint32_t hi16(const uint8_t *addr)
@@ -120,6 +150,9 @@ int build_prefilter(struct fp_flt_image *img)
 				pre[base + h].cls = img->addr_cls[i];
 		}
 	}
+	/* the short prefix's mask word, read when no longer prefix hits */
+	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++)
+		pre[i].mask = img->cmask[(i >> 16 & 1 ? FP_CM_DST : FP_CM_SRC) + pre[i].cls];
 	/* longer prefixes: their /16 probes their length */
 	for (size_t i = 0; i < img->n_addr; i++) {
 		const struct fp_flt_addr_key *k = &img->addr[i];

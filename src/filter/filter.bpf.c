@@ -25,107 +25,108 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 	}
 }
 
-/* One field's word: its class's from fp_flt_cmask, class 0's from gencfg. */
-#define CM_FIELD(name, cls)                                                           \
-	((cls) ? cm_at(gen, FP_CM_##name, FP_CM_##name##_N_, (cls)) : g->cm_zero[FP_CMF_##name])
-#define FP_CM_SPORT_N_ FP_CM_RANGE_N
-#define FP_CM_DPORT_N_ FP_CM_RANGE_N
-#define FP_CM_LEN_N_   FP_CM_RANGE_N
-#define FP_CM_TTL_N_   FP_CM_TTL_N
-#define FP_CM_VLAN_N_  FP_CM_VLAN_N
-#define FP_CM_SRC_N_   FP_CM_ADDR_N
-#define FP_CM_DST_N_   FP_CM_ADDR_N
-#define FP_CM_QNAME_N_ FP_CM_QNAME_N
-
-/* The tuples that can still match: one mask word per field in use, ANDed. */
-static __always_inline __u64 candidates(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					__u32 use, __u32 gen, const struct fp_cls *c)
-{
-	__u64 m = ~0ULL;
-
-	if (use & FP_T_L3)
-		m &= cm_at(gen, FP_CM_L3, FP_CM_L3_N,
-			   !(pkt->have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1);
-	if (use & FP_T_PROTO)
-		m &= cm_at(gen, FP_CM_PROTO, FP_CM_PROTO_N,
-			   pkt->have & FP_HAVE_PROTO ? pkt->proto : 256);
-	if (use & FP_T_SPORT)
-		m &= CM_FIELD(SPORT, c->sport);
-	if (use & FP_T_DPORT)
-		m &= CM_FIELD(DPORT, c->dport);
-	if (use & FP_T_LEN)
-		m &= CM_FIELD(LEN, c->len);
-	if (use & FP_T_TTL)
-		m &= CM_FIELD(TTL, c->ttl);
-	if (use & FP_T_SRC)
-		m &= CM_FIELD(SRC, c->src);
-	if (use & FP_T_DST)
-		m &= CM_FIELD(DST, c->dst);
-	if (use & FP_T_QNAME)
-		m &= CM_FIELD(QNAME, c->qname);
-	if (use & FP_T_VLAN)
-		m &= CM_FIELD(VLAN, c->vlan[0]) | (c->vlan[1] ? CM_FIELD(VLAN, c->vlan[1]) : 0);
-	return m;
-}
-
 /*
  * The packet's classes for every field the generation uses (c zeroed, its
- * qname already set by the caller), and the tuples they leave. A global function: the verifier checks it once, on its own,
- * and the packet pays one call for all fields.
+ * qname class already set by the caller), and the tuples they leave
+ * (c->cand): the AND of one mask word per field in use. A range field's
+ * word comes with its class, a short prefix's with the prefilter entry, a
+ * field the packet lacks reads its class-0 word from gencfg. A global
+ * function: the verifier checks it once, on its own, and the packet pays
+ * one call for all fields.
  */
 __attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
 					      __u32 gen, struct fp_cls *c)
 {
 	__u32 use, have;
+	__u64 m = ~0ULL;
 
 	if (!pkt || !g || !c)
 		return 0;
 	gen &= 1;
 	use = g->use;
 	have = pkt->have;
+	if (use & (FP_T_L3 | FP_T_PROTO)) {
+		__u32 l3 = !(have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1;
+
+		m &= cm_at(gen, FP_CM_L3PROTO, FP_CM_L3PROTO_N,
+			   l3 * 257 + (have & FP_HAVE_PROTO ? pkt->proto : 256));
+	}
 	if (have & FP_HAVE_L3) {
 		c->present |= FP_T_L3;
 		if (have & FP_HAVE_FRAG)
 			c->present |= FP_T_FRAG;
-		if ((use & FP_T_LEN) && pkt->len <= 0xffff) /* no rule's range passes 65535 */
-			c->len = cls_at(gen, FP_CLS_LEN + pkt->len);
+		if (use & FP_T_LEN) {
+			if (pkt->len <= 0xffff) /* no rule's range passes 65535 */
+				c->len = cls_at(gen, FP_CLS_LEN + pkt->len, &m);
+			else
+				m &= g->cm_zero[FP_CMF_LEN];
+		}
 		if (use & FP_T_TTL)
-			c->ttl = cls_at(gen, FP_CLS_TTL + pkt->ttl);
+			c->ttl = cls_at(gen, FP_CLS_TTL + pkt->ttl, &m);
 		if (use & (FP_T_SRC | FP_T_DST)) {
 			__u32 v6 = pkt->l3 == 6 ? 2 : 0;
 
 			if (use & FP_T_SRC)
-				c->src = flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + v6);
+				c->src = flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + v6, &m);
 			if (use & FP_T_DST)
-				c->dst = flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + v6);
+				c->dst = flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + v6, &m);
 		}
+	} else {
+		if (use & FP_T_LEN)
+			m &= g->cm_zero[FP_CMF_LEN];
+		if (use & FP_T_TTL)
+			m &= g->cm_zero[FP_CMF_TTL];
+		if (use & FP_T_SRC)
+			m &= g->cm_zero[FP_CMF_SRC];
+		if (use & FP_T_DST)
+			m &= g->cm_zero[FP_CMF_DST];
 	}
 	if (have & FP_HAVE_PROTO)
 		c->present |= FP_T_PROTO;
 	if (have & FP_HAVE_TCP)
 		c->present |= FP_T_FLAGS;
-	if ((have & FP_HAVE_PORTS) && (use & (FP_T_SPORT | FP_T_DPORT))) {
-		c->sport = cls_at(gen, FP_CLS_SPORT + pkt->sport);
-		c->dport = cls_at(gen, FP_CLS_DPORT + pkt->dport);
+	if (have & FP_HAVE_PORTS) {
+		if (use & FP_T_SPORT)
+			c->sport = cls_at(gen, FP_CLS_SPORT + pkt->sport, &m);
+		if (use & FP_T_DPORT)
+			c->dport = cls_at(gen, FP_CLS_DPORT + pkt->dport, &m);
+	} else {
+		if (use & FP_T_SPORT)
+			m &= g->cm_zero[FP_CMF_SPORT];
+		if (use & FP_T_DPORT)
+			m &= g->cm_zero[FP_CMF_DPORT];
 	}
-	if (pkt->n_vlan && (use & FP_T_VLAN)) {
-		c->vlan[0] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff));
-		if (pkt->n_vlan > 1)
-			c->vlan[1] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff));
-		if (c->vlan[1] == c->vlan[0])
-			c->vlan[1] = 0;
-		if (!c->vlan[0]) {
-			c->vlan[0] = c->vlan[1];
-			c->vlan[1] = 0;
+	if (use & FP_T_VLAN) {
+		if (pkt->n_vlan) {
+			/* either tag may match: the union of the two tags' words */
+			__u64 m0 = ~0ULL, m1 = 0;
+
+			c->vlan[0] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff), &m0);
+			if (pkt->n_vlan > 1) {
+				m1 = ~0ULL;
+				c->vlan[1] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff), &m1);
+			}
+			m &= m0 | m1;
+			if (c->vlan[1] == c->vlan[0])
+				c->vlan[1] = 0;
+			if (!c->vlan[0]) {
+				c->vlan[0] = c->vlan[1];
+				c->vlan[1] = 0;
+			}
+		} else {
+			m &= g->cm_zero[FP_CMF_VLAN];
 		}
 	}
+	if (use & FP_T_QNAME)
+		m &= c->qname ? cm_at(gen, FP_CM_QNAME, FP_CM_QNAME_N, c->qname) :
+				g->cm_zero[FP_CMF_QNAME];
 	if (have & FP_HAVE_DNS)
 		c->present |= FP_T_QTYPE;
 	c->present |= (c->src ? FP_T_SRC : 0) | (c->dst ? FP_T_DST : 0) |
 		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
 		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
 		      (c->vlan[0] ? FP_T_VLAN : 0) | (c->qname ? FP_T_QNAME : 0);
-	c->cand = candidates(pkt, g, use, gen, c);
+	c->cand = m;
 	return 0;
 }
 

@@ -141,8 +141,8 @@ static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 
 
 	if (bpf_map_update_elem(fd[GM_GCFG], &gen, &img->cfg, 0))
 		return -errno;
-	ret = mmap_fill(fd[GM_CLS], gen * per[GM_CLS], img->cls, FP_CLS_ENTRIES, 4,
-			2 * per[GM_CLS]);
+	ret = mmap_fill(fd[GM_CLS], gen * per[GM_CLS], img->cls_ent, FP_CLS_ENTRIES,
+			sizeof(struct fp_flt_cls_ent), 2 * per[GM_CLS]);
 	if (!ret)
 		ret = mmap_fill(fd[GM_RULES], gen * per[GM_RULES], img->rules, img->cfg.n_rules,
 				sizeof(struct fp_flt_rule), 2 * per[GM_RULES]);

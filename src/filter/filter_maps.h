@@ -38,7 +38,8 @@ struct {
 	} name SEC(".maps")
 
 FP_GEN_MAP(fp_flt_gcfg, BPF_MAP_TYPE_ARRAY, 1, sizeof(struct fp_flt_gencfg), 0);
-FP_GEN_MAP(fp_flt_cls, BPF_MAP_TYPE_ARRAY, FP_CLS_ENTRIES, sizeof(__u32), BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_cls, BPF_MAP_TYPE_ARRAY, FP_CLS_ENTRIES, sizeof(struct fp_flt_cls_ent),
+	   BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_keys, BPF_MAP_TYPE_ARRAY, FP_FLAT_GEN_SLOTS, sizeof(struct fp_flt_key_slot),
 	   BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_addr, BPF_MAP_TYPE_ARRAY, FP_FLAT_GEN_SLOTS, sizeof(struct fp_flt_addr_slot),

@@ -70,7 +70,10 @@ static void test_random_sets(void **state)
 		{
 			struct fp_flt_image img;
 
-			assert_int_equal(fp_flt_image__build(&set, &img, err, sizeof(err)), 0);
+			if (fp_flt_image__build(&set, &img, err, sizeof(err))) {
+				fprintf(stderr, "set %u: %s\n", s, err);
+				fail();
+			}
 			wide_sets += img.cfg.n_tuples >= FP_CM_TUPLE_BITS;
 			fp_flt_image__free(&img);
 		}

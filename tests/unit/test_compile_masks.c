@@ -7,6 +7,7 @@
  * DNS depth masks. The differential test checks the stage end to end; this
  * pins the tables themselves.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -73,6 +74,9 @@ static void test_prefilter(void **state)
 	assert_int_equal(img.pre[pre_idx(0, 10, 0)].cls, c8);
 	assert_int_equal(img.pre[pre_idx(0, 10, 255)].cls, c8);
 	assert_int_equal(img.pre[pre_idx(0, 10, 255)].probe, 0);
+	/* with its class's mask word, so no mask lookup when nothing is probed */
+	assert_int_equal(img.pre[pre_idx(0, 10, 255)].mask, img.cmask[FP_CM_SRC + c8]);
+	assert_int_not_equal(img.pre[pre_idx(0, 10, 255)].mask, img.cfg.cm_zero[FP_CMF_SRC]);
 	/* outside: nothing */
 	assert_int_equal(img.pre[pre_idx(0, 11, 0)].cls, 0);
 	assert_int_equal(img.pre[pre_idx(0, 9, 255)].cls, 0);
@@ -126,12 +130,21 @@ static void test_tuple_masks(void **state)
 	/* a port no rule names: only tuples without dport */
 	assert_int_equal(img.cmask[FP_CM_DPORT + 0], t_src);
 	/* protocols: udp 17 and tcp 6 keep the proto tuples; icmp only {src} */
-	assert_int_equal(img.cmask[FP_CM_PROTO + 17], t_dport | t_src | t_qname);
-	assert_int_equal(img.cmask[FP_CM_PROTO + 6], t_dport | t_src);
-	assert_int_equal(img.cmask[FP_CM_PROTO + 1], t_src);
-	assert_int_equal(img.cmask[FP_CM_PROTO + 256], t_src);
-	/* no rule uses ip/ip6: every tuple passes the L3 word */
-	assert_int_equal(img.cmask[FP_CM_L3 + 1], t_dport | t_src | t_qname);
+	/* (no rule uses ip/ip6: the L3 part passes every tuple) */
+	assert_int_equal(img.cmask[FP_CM_L3PROTO + 257 + 17], t_dport | t_src | t_qname);
+	assert_int_equal(img.cmask[FP_CM_L3PROTO + 2 * 257 + 6], t_dport | t_src);
+	assert_int_equal(img.cmask[FP_CM_L3PROTO + 257 + 1], t_src);
+	assert_int_equal(img.cmask[FP_CM_L3PROTO + 256], t_src);
+	/* the loaded copies: a range value's entry carries its class's word,
+	 * a /16's prefilter entry its short prefix's (none here: class 0) */
+	for (uint32_t port = 0; port < 65536; port += 97) {
+		const struct fp_flt_cls_ent *e = &img.cls_ent[FP_CLS_DPORT + port];
+
+		assert_int_equal(e->cls, img.cls[FP_CLS_DPORT + port]);
+		assert_int_equal(e->mask, img.cmask[FP_CM_DPORT + e->cls]);
+	}
+	assert_int_equal(img.cls_ent[FP_CLS_DPORT + 11211].mask, t_dport | t_src);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC4, 192, 0)].mask, img.cfg.cm_zero[FP_CMF_SRC]);
 	/* a qname class: only the qname tuple needs it */
 	assert_int_equal(img.cmask[FP_CM_QNAME + 0], t_dport | t_src);
 	/* DNS depth: *.example.com is a wildcard whose suffix has 3 labels */
@@ -219,9 +232,61 @@ static void test_flat_tables(void **state)
 	fp_flt_image__free(&img);
 }
 
+/* `n` rules of 20 source ports x 25 destination ports: 500 keys each. */
+static int build_port_grid(unsigned n, struct fp_flt_image *img, char *err, size_t errlen)
+{
+	size_t cap = (size_t)n * 400, len = 0;
+	char *text = malloc(cap);
+	struct fp_ruleset set;
+	struct fp_diags d = { 0 };
+	int ret;
+
+	assert_non_null(text);
+	for (unsigned r = 0; r < n; r++) {
+		len += (size_t)snprintf(text + len, cap - len, "drop udp sport ");
+		for (unsigned i = 0; i < 20; i++)
+			len += (size_t)snprintf(text + len, cap - len, "%s%u", i ? "," : "",
+						1 + r * 40 + 2 * i);
+		len += (size_t)snprintf(text + len, cap - len, " dport ");
+		for (unsigned i = 0; i < 25; i++)
+			len += (size_t)snprintf(text + len, cap - len, "%s%u", i ? "," : "",
+						30000 + r * 60 + 2 * i);
+		len += (size_t)snprintf(text + len, cap - len, "\n");
+	}
+	assert_int_equal(fp_ruleset__parse(text, len, &set, &d), 0);
+	ret = fp_flt_image__build(&set, img, err, errlen);
+	fp_ruleset__free(&set);
+	fp_diags__free(&d);
+	free(text);
+	return ret;
+}
+
+/* The documented capacity: 100,000 tuple keys fit a generation's 2^18
+ * slots (Robin Hood placement, every key within reach); 125,000 are
+ * refused with a message that says why. */
+static void test_flat_capacity(void **state)
+{
+	struct fp_flt_image img;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(build_port_grid(200, &img, err, sizeof(err)), 0);
+	assert_int_equal(img.n_keys, 100000);
+	assert_true(img.cfg.key_bits <= FP_FLAT_MAX_BITS);
+	for (uint32_t s = 0, n = 0; s < (1u << img.cfg.key_bits); s++) {
+		n += img.key_slots[s].rule != FP_FLT_NO_RULE;
+		if (s + 1 == (1u << img.cfg.key_bits))
+			assert_int_equal(n, 100000);
+	}
+	fp_flt_image__free(&img);
+	assert_int_equal(build_port_grid(250, &img, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "125000 tuple keys"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flat_capacity),
 		cmocka_unit_test(test_prefilter),
 		cmocka_unit_test(test_prefilter_v6_and_default_route),
 		cmocka_unit_test(test_tuple_masks),
