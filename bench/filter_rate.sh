@@ -27,7 +27,13 @@
 # (Ip InReceives) say where the packets went, so a target that passes
 # packets up can never look like a fast dropper. Reported: median of all
 # seconds over all rounds, the spread of the round medians, the share of
-# handled packets the target dropped. bpf_stats is switched off for the run.
+# handled packets the target dropped. Also the receiver's CPU time per
+# handled packet (its NAPI kthreads' run time from /proc/PID/schedstat over
+# the window, per packet it handled; all receive work runs there) and the
+# capacity that gives, 1e9 / ns: what one CPU of receive work takes, apart
+# from how often the window fell into the contended mode above (a round in
+# that mode shows a higher ns/packet too: the median of rounds is given).
+# bpf_stats is switched off for the run.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,6 +92,8 @@ veth_lab_up || exit 1
 log "generator $NSG/$IFG on CPU0 -> $NSR/$IFR, NAPI kthread $napi on CPU1"
 
 rx() { ip netns exec "$NSR" cat "/sys/class/net/$IFR/statistics/$1"; }
+# CPU time (ns) the receiver's NAPI kthreads ran: all its receive work.
+napi_ns() { local p t=0; for p in $napi; do t=$(( t + $(awk '{ print $1 }' "/proc/$p/schedstat") )); done; echo $t; }
 xdp_drops() { ip netns exec "$NSR" ethtool -S "$IFR" | awk '/rx_queue_0_xdp_drops/ { print $2 }'; }
 ip_in() { ip netns exec "$NSR" awk '/^Ip: [0-9]/ { print $4 }' /proc/net/snmp; }  # InReceives
 in_r() { ip netns exec "$NSR" "$@"; }
@@ -138,7 +146,7 @@ now() { date +%s%N; }
 # and one summary line to $TMP/rounds.
 measure() {
 	local t=$1 round=$2 p0 p1 pps try d0 r0 x0 i0 ts te last cur rates=() sent med
-	local handled dropped hit ipin
+	local handled dropped hit ipin k0 cpu_ns
 	local tries=4
 	if [[ -n ${PPS[$t]:-} ]]; then
 		pps=${PPS[$t]} tries=2        # the pace found in an earlier round
@@ -150,7 +158,7 @@ measure() {
 	fi
 	for (( try = 1; try <= tries; try++ )); do
 		rates=()
-		d0=$(rx rx_dropped); r0=$(rule_drops "$t"); i0=$(ip_in); x0=$(rx rx_packets)
+		d0=$(rx rx_dropped); r0=$(rule_drops "$t"); i0=$(ip_in); x0=$(rx rx_packets); k0=$(napi_ns)
 		gen --pps "$pps" --duration $(( WINDOW + 1 )) >"$TMP/gen.json" &
 		GEN_PID=$!
 		sleep 0.5
@@ -163,6 +171,7 @@ measure() {
 		done
 		wait "$GEN_PID"; GEN_PID=
 		handled=$(( $(rx rx_packets) - x0 )); dropped=$(( $(rx rx_dropped) - d0 ))
+		cpu_ns=$(( $(napi_ns) - k0 ))
 		hit=$(( $(rule_drops "$t") - r0 )); ipin=$(( $(ip_in) - i0 ))
 		sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TMP/gen.json")
 		[[ -n $sent ]] || { log "$t: generator failed: $(cat "$TMP/gen.json")"; return 1; }
@@ -186,10 +195,11 @@ measure() {
 		BEST[$t]=$med PPS[$t]=$pps
 	fi
 	for r in "${rates[@]}"; do echo "$t $round $r" >>"$TMP/seconds"; done
-	echo "$t $round $med $pps $sent $handled $dropped $hit $ipin" >>"$TMP/rounds"
-	log "$(printf 'round %d %-8s %6.2f Mpps (paced %.2f Mpps; handled %d, ring-refused %d, target dropped %d, reached IP %d)' \
+	echo "$t $round $med $pps $sent $handled $dropped $hit $ipin $cpu_ns" >>"$TMP/rounds"
+	log "$(printf 'round %d %-8s %6.2f Mpps (paced %.2f Mpps; handled %d, ring-refused %d, target dropped %d, reached IP %d, receiver %.0f ns/packet)' \
 		"$round" "$t" "$(awk -v m="$med" 'BEGIN { print m / 1e6 }')" \
-		"$(awk -v p="$pps" 'BEGIN { print p / 1e6 }')" "$handled" "$dropped" "$hit" "$ipin")"
+		"$(awk -v p="$pps" 'BEGIN { print p / 1e6 }')" "$handled" "$dropped" "$hit" "$ipin" \
+		"$(awk -v c="$cpu_ns" -v h="$handled" 'BEGIN { print h ? c / h : 0 }')")"
 }
 
 for (( round = 1; round <= ROUNDS; round++ )); do
@@ -208,8 +218,8 @@ done
 
 # Summary: median of all seconds, spread of round medians, dropped share.
 {
-	echo "| target | Mpps (median of seconds) | round medians (min-max) | vs bare | dropped by the target | reached IP layer |"
-	echo "|---|---:|---:|---:|---:|---:|"
+	echo "| target | Mpps (median of seconds) | round medians (min-max) | vs bare | receiver ns/packet (median of rounds) | capacity Mpps (1e3 / ns) | dropped by the target | reached IP layer |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	bare=$(awk '$1 == "bare" { print $3 }' "$TMP/seconds" | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
 	for t in $TARGETS; do
 		med=$(awk -v t="$t" '$1 == t { print $3 }' "$TMP/seconds" | sort -n |
@@ -217,16 +227,20 @@ done
 		[[ -z $med ]] && continue
 		awk -v t="$t" -v med="$med" -v bare="${bare:-0}" '
 			$1 == t { n++; if (min == "" || $3 < min) min = $3; if ($3 > max) max = $3;
-			          h += $6; d += $8; ip += $9 }
+			          h += $6; d += $8; ip += $9; ns[n] = $6 ? $10 / $6 : 0 }
 			END {
+				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+					if (ns[j] < ns[i]) { x = ns[i]; ns[i] = ns[j]; ns[j] = x }
+				cns = n % 2 ? ns[(n + 1) / 2] : (ns[n / 2] + ns[n / 2 + 1]) / 2
 				name["bare"] = "bare XDP_DROP (floor)"; name["fp10"] = "fastpath, 10 rules";
 				name["fp10k"] = "fastpath, 10,000 rules";
 				name["xdpf_all"] = "xdp-filter -f all, 1 port rule";
 				name["xdpf_udp"] = "xdp-filter -f udp, 1 port rule";
 				name["nft"] = "nftables netdev ingress drop"; name["ipt"] = "iptables raw PREROUTING drop";
-				printf "| %s | %.2f | %.2f-%.2f | %s | %.1f%% | %.1f%% |\n", name[t], med / 1e6,
-				       min / 1e6, max / 1e6, (bare > 0 ? sprintf("%.2fx", med / bare) : "-"),
-				       (h ? 100 * d / h : 0), (h ? 100 * ip / h : 0)
+				printf "| %s | %.2f | %.2f-%.2f | %s | %.0f | %.2f | %.1f%% | %.1f%% |\n", name[t],
+				       med / 1e6, min / 1e6, max / 1e6,
+				       (bare > 0 ? sprintf("%.2fx", med / bare) : "-"), cns,
+				       (cns > 0 ? 1000 / cns : 0), (h ? 100 * d / h : 0), (h ? 100 * ip / h : 0)
 			}' "$TMP/rounds"
 	done
 	echo

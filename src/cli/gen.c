@@ -273,6 +273,10 @@ static void report(const struct cli *cli, const struct gen_args *a, size_t len,
 	out_u64("threads", (uint64_t)r->threads);
 	out_u64("sent", r->sent);
 	out_u64("paced", r->paced);
+	if (r->refused != UINT64_MAX)
+		out_u64("refused", r->refused);
+	else
+		out_null("refused");
 	out_double("seconds", r->seconds);
 	out_double("pps", r->seconds > 0 ? (double)r->sent / r->seconds : 0);
 	out_double("mbps", r->seconds > 0 ? (double)r->sent * (double)len * 8 / r->seconds / 1e6 : 0);

@@ -307,11 +307,13 @@ int fp_gen__run(struct fp_gen *g, volatile sig_atomic_t *stop, struct fp_gen_res
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };   /* no SA_RESTART */
 	struct fp_gen_cpu *v = calloc((size_t)g->ncpu, sizeof(*v));
-	int nt = g->o.threads, started = 0, ret = 0;
-	uint64_t t0, deadline, first = UINT64_MAX, last = 0;
+	int nt = g->o.threads, started = 0, ret = 0, have_rf;
+	uint64_t t0, deadline, first = UINT64_MAX, last = 0, rf0 = 0, rf1 = 0;
+	struct gen_refused rf;
 
 	memset(r, 0, sizeof(*r));
 	r->threads = nt;
+	have_rf = gen_refused_open(&rf, g->o.ifindex) == 0 && gen_refused_read(&rf, &rf0) == 0;
 	free(g->th);
 	g->th = calloc((size_t)nt, sizeof(*g->th));
 	if (!v || !g->th) {
@@ -380,7 +382,9 @@ int fp_gen__run(struct fp_gen *g, volatile sig_atomic_t *stop, struct fp_gen_res
 	}
 	collect(g, v, r);
 	r->seconds = last > first ? (double)(last - first) / 1e9 : 0;
+	r->refused = have_rf && gen_refused_read(&rf, &rf1) == 0 ? rf1 - rf0 : UINT64_MAX;
 out:
+	gen_refused_close(&rf);
 	free(v);
 	return ret;
 }

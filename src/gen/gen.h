@@ -96,6 +96,7 @@ struct fp_gen_opts {
 struct fp_gen_result {
 	uint64_t sent;              /* frames the program sent (XDP_TX) */
 	uint64_t paced;             /* frames held back by the pacer */
+	uint64_t refused;           /* frames the interface refused (UINT64_MAX: not counted) */
 	double seconds;             /* wall clock from the first run to the last */
 	bool interrupted;           /* *stop was set */
 	int threads;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fastpath gen end to end: frames sent through BPF_PROG_TEST_RUN live frames
 # out of one veth end arrive at its peer in another namespace. Checks the
-# peer's rx_packets/rx_bytes against what gen reports (-j), the count and
+# peer's rx_packets/rx_bytes against what gen reports (-j: sent, refused), the count and
 # duration bounds, pacing, the built-in templates, the MAC check, and that
 # SIGINT still prints the report.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +33,26 @@ dp=$(( $(rx rx_packets) - p0 )); db=$(( $(rx rx_bytes) - b0 ))
 (( dp >= n && dp <= n + 10 )) || e2e_fail "peer rx_packets grew by $dp, gen sent $n"
 (( db >= n * 60 && db <= n * 60 + 10 * 1500 )) || e2e_fail "peer rx_bytes grew by $db, expected $((n * 60))"
 e2e_log "count: sent $sent, peer received $dp packets, $db bytes"
+
+# 1b. Refusals are reported, and every frame sent was either received or
+#     refused: unpaced (the peer's ring may overflow), then frames longer
+#     than the peer's MTU allows (veth refuses every one of them).
+p0=$(rx rx_packets)
+out=$(gen --count 300000) || e2e_fail "gen unpaced failed: $out"
+sent=$(jf sent <<<"$out"); refused=$(jf refused <<<"$out")
+[[ $refused =~ ^[0-9]+$ ]] || e2e_fail "gen reports no refused count on veth: $out"
+e2e_wait_for "(( \$(rx rx_packets) - $p0 + $refused >= $sent ))" 3
+dp=$(( $(rx rx_packets) - p0 ))
+(( dp + refused >= sent && dp + refused <= sent + 10 )) ||
+	e2e_fail "sent $sent, peer received $dp, gen says $refused refused"
+e2e_log "unpaced: sent $sent, peer received $dp, refused $refused"
+ip -n "$nsb" link set "$ifb" mtu 68
+p0=$(rx rx_packets)
+out=$(gen --count 1000 --dns a-name-long-enough-to-pass-the-peer-mtu.example)
+ip -n "$nsb" link set "$ifb" mtu 1500
+[[ $(jf sent <<<"$out") == 1000 && $(jf refused <<<"$out") == 1000 ]] ||
+	e2e_fail "1000 frames over the peer's MTU: want sent 1000, refused 1000: $out"
+(( $(rx rx_packets) - p0 <= 10 )) || e2e_fail "frames over the peer's MTU arrived"
 
 # 2. Pacing: --pps 20000 for 1 s never sends more than 20000 (+ a burst of 1 ms
 #    and rounding). The lower bound only says the pacer let frames through:
