@@ -6,11 +6,11 @@
 #
 #   bench/run.sh [--quick]       --quick: 1 round of 2 s, repeat 100,000 (a smoke run)
 #
-# Environment: ROUNDS (4), WINDOW (5 s), REPEAT (1000000), DOC (docs/benchmarks.md).
+# Environment: ROUNDS (6), WINDOW (5 s), REPEAT (1000000), DOC (docs/benchmarks.md).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
-ROUNDS=${ROUNDS:-4} WINDOW=${WINDOW:-5} REPEAT=${REPEAT:-1000000}
+ROUNDS=${ROUNDS:-6} WINDOW=${WINDOW:-5} REPEAT=${REPEAT:-1000000}
 DOC=${DOC:-docs/benchmarks.md}
 if [[ ${1:-} == --quick ]]; then
 	ROUNDS=1 WINDOW=2 REPEAT=100000
@@ -96,6 +96,12 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "is the receiver veth's rx_packets per second; \"dropped by the target\" is from \`ethtool -S\`"
 	echo "(rx_queue_0_xdp_drops) or the nft/iptables rule counter, \"reached IP layer\" from"
 	echo "/proc/net/snmp InReceives. Debian's \`iptables\` is the nf_tables backend."
+	echo "\"Receiver ns/packet\" is the CPU time of the receiver's NAPI kthread (all its receive work)"
+	echo "per packet it handled, the median over rounds; the capacity is 1e3 / ns. Rounds fall into a"
+	echo "fast or a slow mode for every XDP target: frames the ring refuses are returned by the"
+	echo "generator's CPU into the page pool the receiver returns frames to, and the two CPUs then"
+	echo "contend for its lock (seen in perf as \`__pv_queued_spin_lock_slowpath\` under"
+	echo "\`page_pool_put_unrefed_netmem\` on both CPUs); a slow round shows up in both columns."
 	echo
 	cat "$TMP/rate.md"
 	echo
