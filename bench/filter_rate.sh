@@ -10,19 +10,19 @@
 # drop), ipt (iptables raw PREROUTING drop; Debian's iptables is the
 # nf_tables backend). Every target drops 60 B UDP to port 11211.
 #
-# Method (DESIGN.md, "Facts of this machine"): the generator (`fastpath gen`)
-# is pinned on CPU0, the receiver veth's threaded NAPI kthread on CPU1 at
-# SCHED_FIFO 50 (as NIC softirq work preempts tasks; without it the kthread's
-# wakeup latency makes the veth ring refuse bursts at any rate). A 1 s
-# unpaced probe finds what the target takes; the generator is then paced
-# 10% above that (raised while the receiver drops nothing at its ring), as a
-# NIC drops what it cannot take at no CPU cost. Frames the ring refuses are
-# freed by the generator's CPU into the page pool the receiver also returns
-# frames to; when the two contend for its lock the receiver slows for the
-# rest of the run (rounds fall into a fast or a slow mode, for every XDP
-# target). Each round therefore starts from the pace of the target's best
-# round so far, and the figure is the median over all rounds. Each second of the window
-# the receiver veth's rx_packets gives the rate handled; ethtool -S
+# Method (DESIGN.md, "Facts of this machine"): the generator (`fastpath gen`,
+# unpaced: a DDoS flood offers more than the target takes) is pinned on
+# CPU0, the receiver veth's threaded NAPI kthread on CPU1 at SCHED_FIFO 50
+# (as NIC softirq work preempts tasks; without it the kthread's wakeup
+# latency makes the veth ring refuse bursts at any rate). What the ring
+# refuses, the generator's CPU returns into the page pool the receiver
+# returns frames to; when the two contend for its lock the receiver slows
+# for the rest of the window, so rounds fall into a fast or a slow mode,
+# for every XDP target. Earlier versions paced the generator just above
+# each target's rate; that made the slow mode more frequent, not less
+# (a paced sender returns every frame it holds back through the same
+# ring), so the flood is unpaced. Each second of the window the receiver
+# veth's rx_packets gives the rate handled; ethtool -S
 # (rx_queue_0_xdp_drops), the nft/iptables rule counters and /proc/net/snmp
 # (Ip InReceives) say where the packets went, so a target that passes
 # packets up can never look like a fast dropper. Reported: median of all
@@ -61,7 +61,6 @@ ID=fr$(( $$ % 10000 ))
 NSG=${ID}g NSR=${ID}r IFG=${ID}a IFR=${ID}b
 TMP=$(mktemp -d /tmp/fp-bench-rate.XXXXXX)
 GEN_PID= STATS_OLD=
-declare -A PPS=() BEST=()  # per target: the pace of its best round, that round's median
 log() { printf '[%s filter_rate] %s\n' "$(date +%T)" "$*" >&2; }
 
 cleanup() {
@@ -145,60 +144,32 @@ now() { date +%s%N; }
 # measure TARGET ROUND: appends "TARGET ROUND rate" per second to $TMP/seconds
 # and one summary line to $TMP/rounds.
 measure() {
-	local t=$1 round=$2 p0 p1 pps try d0 r0 x0 i0 ts te last cur rates=() sent med
-	local handled dropped hit ipin k0 cpu_ns
-	local tries=4
-	if [[ -n ${PPS[$t]:-} ]]; then
-		pps=${PPS[$t]} tries=2        # the pace found in an earlier round
-	else
-		p0=$(rx rx_packets)
-		gen --duration 1 >/dev/null || { log "$t: generator failed"; return 1; }
-		p1=$(rx rx_packets)
-		pps=$(( (p1 - p0) * 110 / 100 ))
-	fi
-	for (( try = 1; try <= tries; try++ )); do
-		rates=()
-		d0=$(rx rx_dropped); r0=$(rule_drops "$t"); i0=$(ip_in); x0=$(rx rx_packets); k0=$(napi_ns)
-		gen --pps "$pps" --duration $(( WINDOW + 1 )) >"$TMP/gen.json" &
-		GEN_PID=$!
-		sleep 0.5
-		last=$(rx rx_packets); ts=$(now)
-		for (( s = 0; s < WINDOW; s++ )); do
-			sleep 1
-			cur=$(rx rx_packets); te=$(now)
-			rates+=( $(( (cur - last) * 1000000000 / (te - ts) )) )
-			last=$cur; ts=$te
-		done
-		wait "$GEN_PID"; GEN_PID=
-		handled=$(( $(rx rx_packets) - x0 )); dropped=$(( $(rx rx_dropped) - d0 ))
-		cpu_ns=$(( $(napi_ns) - k0 ))
-		hit=$(( $(rule_drops "$t") - r0 )); ipin=$(( $(ip_in) - i0 ))
-		sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TMP/gen.json")
-		[[ -n $sent ]] || { log "$t: generator failed: $(cat "$TMP/gen.json")"; return 1; }
-		(( try == tries )) && break
-		med=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-		if (( dropped * 10 > handled )); then
-			# over 10% refused at the ring: the flood itself slows the target; pace lower
-			pps=$(( med * 105 / 100 ))
-		elif (( dropped * 200 < handled && handled * 100 >= sent * 97 )); then
-			# nothing refused and all taken: the target may take more; pace higher
-			pps=$(( pps * 130 / 100 ))
-		else
-			break
-		fi
+	local t=$1 round=$2 d0 r0 x0 i0 k0 ts te last cur rates=() sent med
+	local handled dropped hit ipin cpu_ns
+	d0=$(rx rx_dropped); r0=$(rule_drops "$t"); i0=$(ip_in); x0=$(rx rx_packets); k0=$(napi_ns)
+	gen --duration $(( WINDOW + 1 )) >"$TMP/gen.json" &
+	GEN_PID=$!
+	sleep 0.5
+	last=$(rx rx_packets); ts=$(now)
+	for (( s = 0; s < WINDOW; s++ )); do
+		sleep 1
+		cur=$(rx rx_packets); te=$(now)
+		rates+=( $(( (cur - last) * 1000000000 / (te - ts) )) )
+		last=$cur; ts=$te
 	done
+	wait "$GEN_PID"; GEN_PID=
+	handled=$(( $(rx rx_packets) - x0 )); dropped=$(( $(rx rx_dropped) - d0 ))
+	cpu_ns=$(( $(napi_ns) - k0 ))
+	hit=$(( $(rule_drops "$t") - r0 )); ipin=$(( $(ip_in) - i0 ))
+	sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TMP/gen.json")
+	[[ -n $sent ]] || { log "$t: generator failed: $(cat "$TMP/gen.json")"; return 1; }
 	med=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	# Later rounds start from the pace of the best round so far, not the last:
-	# a round caught in page-pool contention (see above) lowers its pace, and
-	# carrying that pace on would cap every later round below it.
-	if (( med > ${BEST[$t]:-0} )); then
-		BEST[$t]=$med PPS[$t]=$pps
-	fi
 	for r in "${rates[@]}"; do echo "$t $round $r" >>"$TMP/seconds"; done
-	echo "$t $round $med $pps $sent $handled $dropped $hit $ipin $cpu_ns" >>"$TMP/rounds"
-	log "$(printf 'round %d %-8s %6.2f Mpps (paced %.2f Mpps; handled %d, ring-refused %d, target dropped %d, reached IP %d, receiver %.0f ns/packet)' \
+	echo "$t $round $med $sent $sent $handled $dropped $hit $ipin $cpu_ns" >>"$TMP/rounds"
+	log "$(printf 'round %d %-8s %6.2f Mpps (offered %.2f Mpps; handled %d, ring-refused %d, target dropped %d, reached IP %d, receiver %.0f ns/packet)' \
 		"$round" "$t" "$(awk -v m="$med" 'BEGIN { print m / 1e6 }')" \
-		"$(awk -v p="$pps" 'BEGIN { print p / 1e6 }')" "$handled" "$dropped" "$hit" "$ipin" \
+		"$(awk -v s="$sent" -v w="$WINDOW" 'BEGIN { print s / (w + 1) / 1e6 }')" "$handled" \
+		"$dropped" "$hit" "$ipin" \
 		"$(awk -v c="$cpu_ns" -v h="$handled" 'BEGIN { print h ? c / h : 0 }')")"
 }
 

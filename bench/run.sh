@@ -92,7 +92,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "Command: \`bench/filter_rate.sh -r $ROUNDS -w $WINDOW\`. Generator \`fastpath gen --cpu 0 --udp 11211\`"
 	echo "(60 B frames) on CPU0, the receiver veth's threaded NAPI kthread pinned to CPU1 at SCHED_FIFO"
 	echo "(as softirq work would run on a NIC), bpf_stats off."
-	echo "The generator is paced just above what each target takes (see the script's header); the rate"
+	echo "The generator floods unpaced (see the script's header for why); the rate"
 	echo "is the receiver veth's rx_packets per second; \"dropped by the target\" is from \`ethtool -S\`"
 	echo "(rx_queue_0_xdp_drops) or the nft/iptables rule counter, \"reached IP layer\" from"
 	echo "/proc/net/snmp InReceives. Debian's \`iptables\` is the nf_tables backend."
