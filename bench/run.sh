@@ -59,7 +59,7 @@ mkdir -p bench/rulesets
 build/bench/filter_cost --write-rules bench/rulesets || exit 1
 
 log "filter_cost (BPF_PROG_TEST_RUN, repeat $REPEAT)"
-build/bench/filter_cost --repeat "$REPEAT" >"$TMP/cost.md" || exit 1
+build/bench/filter_cost --repeat "$REPEAT" --rounds 9 >"$TMP/cost.md" || exit 1
 cat "$TMP/cost.md"
 log "apply_time (10,000 rules)"
 bash bench/apply_time.sh -o "$TMP/apply.md" >/dev/null || exit 1
@@ -79,7 +79,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "### Cost per packet (BPF_PROG_TEST_RUN)"
 	echo
-	echo "Command: \`build/bench/filter_cost --repeat $REPEAT\`. The fastpath figures are the whole"
+	echo "Command: \`build/bench/filter_cost --repeat $REPEAT --rounds 9\`. The fastpath figures are the whole"
 	echo "pipeline (entry parse + tail call + filter) opened with \`fp_filter__open_test\`, which also"
 	echo "records each decision for \`filter test\` (one extra map write). The xdp-filter rows run its"
 	echo "own objects (\`xdpfilt_alw_all.o\`, \`xdpfilt_alw_udp.o\`) with \`port 11211 -m dst -p udp\` in"
