@@ -145,7 +145,7 @@ struct fp_flt_gencfg {
 	__u8  n_plen[4];       /* per fp_addr_tbl */
 	__u8  key_bits;        /* fp_flt_keys has 2^key_bits slots */
 	__u8  addr_bits;       /* fp_flt_addr has 2^addr_bits slots */
-	__u8  pad;
+	__u8  qn_bits;         /* fp_flt_qname has 2^qn_bits slots */
 	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
 	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
 	/* DNS name nodes by depth (labels, root included): bit d - 1 for depth d,
@@ -243,7 +243,7 @@ enum fp_qname_kind { FP_QN_EXACT = 0, FP_QN_WILD = 1 };
 struct fp_flt_qname_key {
 	__u64 hash;            /* fp_qname_hash of the wire name */
 	__u32 kind;            /* enum fp_qname_kind */
-	__u32 gen;             /* the generation the entry belongs to */
+	__u32 pad;
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_qname_key) == 16);
 
@@ -299,6 +299,22 @@ static inline __u64 fp_flat_hash(__u64 a, __u64 b, __u64 c, __u64 d)
 	h = fp_flat_mix(h, d);
 	return h * FP_FLAT_M;
 }
+
+/*
+ * The DNS name nodes are a flat table too (fp_flt_qname, 2^qn_bits slots of
+ * a region of FP_QN_GEN_SLOTS per generation): key (hash, kind), value the
+ * node's class; fp_flt_qnames[class] holds the node's name, which a hit is
+ * verified against.
+ */
+#define FP_QN_MAX_BITS   15
+#define FP_QN_GEN_SLOTS  (1u << FP_QN_MAX_BITS)
+
+struct fp_flt_qname_slot {
+	struct fp_flt_qname_key key;
+	__u32 cls;             /* 0: empty */
+	__u32 pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_qname_slot) == 24);
 
 /* A slot of fp_flt_keys: the key and its rule (FP_FLT_NO_RULE: empty). */
 struct fp_flt_key_slot {

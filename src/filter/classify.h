@@ -119,6 +119,23 @@ static __always_inline __u32 flat_addr_cls(__u32 gen, __u32 bits, const struct f
 	return 0;
 }
 
+/* A DNS name node's class in generation gen of fp_flt_qname (0: none). */
+static __always_inline __u32 flat_qname_cls(__u32 gen, __u32 bits, const struct fp_words *k)
+{
+	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
+
+	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
+		__u32 i = gen * FP_QN_GEN_SLOTS + ((at + d) & mask);
+		const __u64 *s = bpf_map_lookup_elem(&fp_flt_qname, &i);
+
+		if (!s || !(__u32)s[2])
+			return 0;
+		if (s[0] == k->w0 && s[1] == k->w1)
+			return (__u32)s[2];
+	}
+	return 0;
+}
+
 /*
  * Loops in the per-packet path run as plain bounded loops for their first
  * FP_FAST iterations: a bpf_loop callback is an indirect call, which costs
@@ -318,9 +335,9 @@ static __always_inline long qn_probe_one(__u32 i, void *arg)
 {
 	struct qn_probe *p = arg;
 	struct fp_pkt *pkt = p->pkt;
-	__u32 k = p->k0 + i, n = pkt->n_labels, depth, start, bit, kk;
-	struct fp_flt_qname_key key = { .kind = k ? FP_QN_WILD : FP_QN_EXACT, .gen = p->gen };
+	__u32 k = p->k0 + i, n = pkt->n_labels, depth, start, bit, kk, cls, idx;
 	struct fp_flt_qname_val *v;
+	struct fp_words key = { 0 };
 
 	if (k >= n || k >= FP_DNS_LABELS_MAX)
 		return 1;
@@ -331,8 +348,14 @@ static __always_inline long qn_probe_one(__u32 i, void *arg)
 	kk = k & (FP_DNS_LABELS_MAX - 1);
 	asm volatile("" : "+r"(kk)); /* keep the mask the verifier needs */
 	kk &= FP_DNS_LABELS_MAX - 1;
-	key.hash = p->qh->h[kk];
-	v = bpf_map_lookup_elem(&fp_flt_qname, &key);
+	/* struct fp_flt_qname_key: hash, kind, pad */
+	key.w0 = p->qh->h[kk];
+	key.w1 = k ? FP_QN_WILD : FP_QN_EXACT;
+	cls = flat_qname_cls(p->gen & 1, p->g->qn_bits, &key);
+	if (!cls)
+		return 0;
+	idx = (p->gen & 1) * FP_CM_QNAME_N + cls;
+	v = bpf_map_lookup_elem(&fp_flt_qnames, &idx);
 	if (!v)
 		return 0;
 	start = pkt->label_off[kk];
@@ -340,7 +363,7 @@ static __always_inline long qn_probe_one(__u32 i, void *arg)
 		return 0;
 	if (!fp_flt_qn_equal(pkt, start, v))
 		return 0; /* a hash collision: keep looking */
-	p->cls = v->cls;
+	p->cls = cls;
 	return 1;
 }
 

@@ -274,6 +274,8 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->addr_cls);
 	free(img->qn_key);
 	free(img->qn_val);
+	free(img->qn_slots);
+	free(img->qn_names);
 	free(img->key_slots);
 	free(img->addr_slots);
 	free(img->cmask);

@@ -30,6 +30,8 @@ struct fp_flt_image {
 	size_t n_qname;
 	struct fp_flt_qname_key *qn_key;   /* DNS name node -> qn_val[i] */
 	struct fp_flt_qname_val *qn_val;
+	struct fp_flt_qname_slot *qn_slots; /* 2^cfg.qn_bits: the nodes as the stage probes them */
+	struct fp_flt_qname_val *qn_names; /* n_qname + 1, by class: what a hit is checked against */
 	struct fp_flt_key_slot *key_slots; /* 2^cfg.key_bits: the keys as the stage probes them */
 	struct fp_flt_addr_slot *addr_slots; /* 2^cfg.addr_bits */
 	uint64_t *cmask;                   /* FP_CM_ENTRIES tuple masks */

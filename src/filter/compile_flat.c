@@ -23,11 +23,11 @@ static uint32_t home(const void *key, size_t len, unsigned bits)
 	return (uint32_t)(fp_flat_hash(w[0], w[1], w[2], w[3]) >> (64 - bits));
 }
 
-static unsigned first_bits(size_t n)
+static unsigned first_bits(size_t n, unsigned max_bits)
 {
 	unsigned bits = FP_FLAT_MIN_BITS;
 
-	while (bits < FP_FLAT_MAX_BITS && ((size_t)1 << bits) < 2 * n)
+	while (bits < max_bits && ((size_t)1 << bits) < 2 * n)
 		bits++;
 	return bits;
 }
@@ -85,9 +85,10 @@ static int place(const void *keys, size_t ksz, const void *vals, size_t vsz, siz
 /* Builds one table; *out and *bits_out on success; the empty value is what
  * fill_empty writes into every slot first. */
 static int build_table(const void *keys, size_t ksz, const void *vals, size_t vsz, size_t n,
-		       size_t ssz, size_t koff, const void *empty, void **out, uint8_t *bits_out)
+		       size_t ssz, size_t koff, const void *empty, unsigned max_bits, void **out,
+		       uint8_t *bits_out)
 {
-	for (unsigned bits = first_bits(n); bits <= FP_FLAT_MAX_BITS; bits++) {
+	for (unsigned bits = first_bits(n, max_bits); bits <= max_bits; bits++) {
 		size_t slots = (size_t)1 << bits;
 		uint8_t *t = malloc(slots * ssz);
 		uint32_t *item = calloc(slots, sizeof(*item));
@@ -116,6 +117,36 @@ static int build_table(const void *keys, size_t ksz, const void *vals, size_t vs
 	return -E2BIG;
 }
 
+/* The DNS name nodes: a flat table of (hash, kind) -> class, and the
+ * names by class. */
+static int build_flat_qnames(struct fp_flt_image *img)
+{
+	struct fp_flt_qname_slot eq;
+	uint32_t *cls = calloc(img->n_qname + 1, sizeof(*cls));
+	void *t;
+	int ret;
+
+	img->qn_names = calloc(img->n_qname + 1, sizeof(*img->qn_names));
+	if (!cls || !img->qn_names) {
+		free(cls);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < img->n_qname; i++) {
+		cls[i] = img->qn_val[i].cls;
+		if (cls[i] <= img->n_qname)
+			img->qn_names[cls[i]] = img->qn_val[i];
+	}
+	memset(&eq, 0, sizeof(eq));
+	ret = build_table(img->qn_key, sizeof(struct fp_flt_qname_key), cls, sizeof(uint32_t),
+			  img->n_qname, sizeof(eq), offsetof(struct fp_flt_qname_slot, cls), &eq,
+			  FP_QN_MAX_BITS, &t, &img->cfg.qn_bits);
+	free(cls);
+	if (ret)
+		return ret;
+	img->qn_slots = t;
+	return 0;
+}
+
 int build_flat(struct fp_flt_image *img)
 {
 	struct fp_flt_key_slot ek;
@@ -127,16 +158,17 @@ int build_flat(struct fp_flt_image *img)
 	ek.rule = FP_FLT_NO_RULE;
 	memset(&ea, 0, sizeof(ea));
 	ret = build_table(img->keys, sizeof(struct fp_flt_key), img->key_rule, sizeof(uint32_t),
-			  img->n_keys, sizeof(ek), offsetof(struct fp_flt_key_slot, rule), &ek, &t,
-			  &img->cfg.key_bits);
+			  img->n_keys, sizeof(ek), offsetof(struct fp_flt_key_slot, rule), &ek,
+			  FP_FLAT_MAX_BITS, &t, &img->cfg.key_bits);
 	if (ret)
 		return ret;
 	img->key_slots = t;
 	ret = build_table(img->addr, sizeof(struct fp_flt_addr_key), img->addr_cls,
 			  sizeof(uint32_t), img->n_addr, sizeof(ea),
-			  offsetof(struct fp_flt_addr_slot, cls), &ea, &t, &img->cfg.addr_bits);
+			  offsetof(struct fp_flt_addr_slot, cls), &ea, FP_FLAT_MAX_BITS, &t,
+			  &img->cfg.addr_bits);
 	if (ret)
 		return ret;
 	img->addr_slots = t;
-	return 0;
+	return build_flat_qnames(img);
 }

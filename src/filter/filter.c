@@ -27,13 +27,13 @@
 const char *const fp_gen_map_names[GM_MAX] = {
 	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
 	"fp_flt_qname", "fp_flt_rules", "fp_flt_cnt", "fp_flt_text",
-	"fp_flt_cmask", "fp_flt_pre",
+	"fp_flt_cmask", "fp_flt_pre", "fp_flt_qnames",
 };
 
 const __u32 fp_gen_map_entries[GM_MAX] = {
 	1, FP_CLS_ENTRIES, FP_FLAT_GEN_SLOTS, FP_FLAT_GEN_SLOTS,
-	0, FP_MAX_RULES, FP_FLT_CNT_ENTRIES, FP_MAX_RULES,
-	FP_CM_ENTRIES, FP_PRE_ENTRIES,
+	FP_QN_GEN_SLOTS, FP_MAX_RULES, FP_FLT_CNT_ENTRIES, FP_MAX_RULES,
+	FP_CM_ENTRIES, FP_PRE_ENTRIES, FP_CM_QNAME_N,
 };
 
 const char *fp_bpffs_root(const char *opt)

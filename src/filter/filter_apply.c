@@ -33,60 +33,6 @@ static int mmap_fill(int fd, size_t first, const void *vals, size_t n, size_t vs
 	return 0;
 }
 
-/* Copies of the image's qname keys, marked with generation gen. */
-static int qname_fill(int fd, const struct fp_flt_image *img, __u32 gen)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	struct fp_flt_qname_key *k;
-	__u32 count = img->n_qname;
-	int ret = 0;
-
-	if (!img->n_qname)
-		return 0;
-	k = calloc(img->n_qname, sizeof(*k));
-	if (!k)
-		return -ENOMEM;
-	for (size_t i = 0; i < img->n_qname; i++) {
-		k[i] = img->qn_key[i];
-		k[i].gen = gen;
-	}
-	if (bpf_map_update_batch(fd, k, img->qn_val, &count, &opts))
-		ret = -errno;
-	free(k);
-	return ret;
-}
-
-/* Removes generation gen's entries from the qname hash. */
-static int qname_clear(int fd, __u32 gen)
-{
-	struct fp_flt_qname_key k, next, *del = NULL;
-	size_t n = 0, cap = 0;
-	int ret = 0;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (next.gen == gen) {
-			if (n == cap) {
-				void *x = realloc(del, (cap = cap ? 2 * cap : 256) * sizeof(*del));
-
-				if (!x) {
-					free(del);
-					return -ENOMEM;
-				}
-				del = x;
-			}
-			del[n++] = next;
-		}
-		k = next;
-		prev = &k;
-	}
-	for (size_t i = 0; i < n && !ret; i++)
-		if (bpf_map_delete_elem(fd, &del[i]) && errno != ENOENT)
-			ret = -errno;
-	free(del);
-	return ret;
-}
-
 /* Zeroes generation gen's counters of rules 0..n-1 and of the default. */
 static int counters_clear(int fd, __u32 gen, __u32 n)
 {
@@ -164,9 +110,13 @@ static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 
 				1u << img->cfg.addr_bits, sizeof(struct fp_flt_addr_slot),
 				2 * per[GM_ADDR]);
 	if (!ret)
-		ret = qname_clear(fd[GM_QNAME], gen);
+		ret = mmap_fill(fd[GM_QNAME], gen * per[GM_QNAME], img->qn_slots,
+				1u << img->cfg.qn_bits, sizeof(struct fp_flt_qname_slot),
+				2 * per[GM_QNAME]);
 	if (!ret)
-		ret = qname_fill(fd[GM_QNAME], img, gen);
+		ret = mmap_fill(fd[GM_QNAMES], gen * per[GM_QNAMES], img->qn_names,
+				img->n_qname + 1, sizeof(struct fp_flt_qname_val),
+				2 * per[GM_QNAMES]);
 	if (!ret)
 		ret = counters_clear(fd[GM_CNT], gen, img->cfg.n_rules);
 	return ret;

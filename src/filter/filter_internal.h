@@ -5,7 +5,7 @@
 #include "filter/filter.h"
 
 /* The rule maps (two generations side by side), in one order everywhere. */
-enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_MAX };
+enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_QNAMES, GM_MAX };
 
 struct fp_filter {
 	int entry_fd, filter_fd;          /* programs */
@@ -19,7 +19,7 @@ struct fp_filter {
 };
 
 extern const char *const fp_gen_map_names[GM_MAX];
-/* Entries of one generation in each (0: the hash, whose key names it). */
+/* Entries of one generation in each. */
 extern const __u32 fp_gen_map_entries[GM_MAX];
 
 #endif

@@ -23,7 +23,7 @@ struct {
 
 /*
  * Every per-generation map holds both generations side by side: generation
- * g's entries start at g * (entries per generation), FP_GEN_* of abi.h.
+ * g's entries start at g * (entries per generation).
  * Plain maps the program names directly: their lookups are inlined, where
  * a map-in-map costs a pointer load per map and inner arrays of varying
  * size are not inlined at all.
@@ -54,15 +54,10 @@ FP_GEN_MAP(fp_flt_cmask, BPF_MAP_TYPE_ARRAY, FP_CM_ENTRIES, sizeof(__u64), BPF_F
 FP_GEN_MAP(fp_flt_pre, BPF_MAP_TYPE_ARRAY, FP_PRE_ENTRIES, sizeof(struct fp_flt_pre),
 	   BPF_F_MMAPABLE);
 
-/* DNS name hash -> class; the key names its generation. Not preallocated:
- * most sets have few names, and a full table would take 11 MB. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 2 * FP_MAX_RULES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct fp_flt_qname_key);
-	__type(value, struct fp_flt_qname_val);
-} fp_flt_qname SEC(".maps");
+FP_GEN_MAP(fp_flt_qname, BPF_MAP_TYPE_ARRAY, FP_QN_GEN_SLOTS, sizeof(struct fp_flt_qname_slot),
+	   BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_qnames, BPF_MAP_TYPE_ARRAY, FP_CM_QNAME_N, sizeof(struct fp_flt_qname_val),
+	   BPF_F_MMAPABLE);
 
 /* Limiter state, shared by generations: keyed by the rule's ident. */
 struct {
