@@ -98,7 +98,7 @@ struct fp_meta {
 	__u32 abi_version;     /* FP_ABI_VERSION of the loader */
 	__u32 ifindex;
 	__u32 xdp_flags;       /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
-	__u32 pad;
+	__u32 flat_bits;       /* a generation's flat tables: 2^flat_bits slots */
 	__u64 loaded_ns;       /* CLOCK_REALTIME at load */
 };
 FP_ABI_ASSERT(sizeof(struct fp_meta) == 24);
@@ -274,13 +274,13 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_key) == 28);
  * FP_FLAT_PROBES slots from home and stops at an empty one. The user side
  * grows a table until every key sits within reach. Cheaper in XDP than a
  * HASH map: a few multiplies instead of jhash, array slots instead of
- * buckets. Each generation has a region of FP_FLAT_GEN_SLOTS slots and
- * uses its first 2^bits.
+ * buckets. Each generation has a region of 2^fp_meta.flat_bits slots
+ * (`filter load --table-bits`) and uses its first 2^bits.
  */
 #define FP_FLAT_PROBES   8
 #define FP_FLAT_MIN_BITS 4
-#define FP_FLAT_MAX_BITS 18
-#define FP_FLAT_GEN_SLOTS (1u << FP_FLAT_MAX_BITS)
+#define FP_FLAT_MAX_BITS 22          /* the largest region --table-bits allows */
+#define FP_FLAT_BITS_DEFAULT 18      /* about 100,000 keys or prefixes */
 #define FP_FLAT_M        0x9e3779b97f4a7c15ULL
 
 static inline __u64 fp_flat_mix(__u64 h, __u64 w)

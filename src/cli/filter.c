@@ -74,7 +74,9 @@ static int report_applied(const struct cli *cli, struct fp_filter *f, const char
 static int do_load(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "mode", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "table-bits", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_filter_load_opts lo = { .bpffs = cli->bpffs };
 	struct fp_ruleset set = { 0 };
@@ -84,7 +86,18 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	int c, ret;
 
 	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
-	while ((c = getopt_long(argc, argv, "m:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:t:", opts, NULL)) != -1) {
+		if (c == 't') {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v < FP_FLAT_MIN_BITS || v > FP_FLAT_MAX_BITS)
+				return cli_usage(cli, "--table-bits '%s': give %d..%d (default %d)",
+						 optarg, FP_FLAT_MIN_BITS, FP_FLAT_MAX_BITS,
+						 FP_FLAT_BITS_DEFAULT);
+			lo.table_bits = (unsigned)v;
+			continue;
+		}
 		if (c != 'm')
 			return cli_usage(cli, "unknown option");
 		if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
@@ -313,8 +326,10 @@ out:
 }
 
 static const struct cli_verb filter_verbs[] = {
-	{ "load", "IFACE [--mode { native | skb }] [FILE]",
-	  "attach the pipeline to IFACE, with the rules of FILE", do_load },
+	{ "load", "IFACE [--mode { native | skb }] [--table-bits N] [FILE]",
+	  "attach the pipeline to IFACE, with the rules of FILE; --table-bits sizes the "
+	  "tuple-key and prefix tables (2^N slots per generation, default 18: about "
+	  "100,000 each)", do_load },
 	{ "unload", "IFACE", "detach from IFACE and remove its pins", do_unload },
 	{ "apply", "IFACE FILE", "replace the whole rule set atomically", do_apply },
 	{ "add", "IFACE [--at N] RULE", "add one rule (at the end, or at position N)", do_add },

@@ -91,7 +91,7 @@ static __always_inline __u32 flat_key_rule(__u32 gen, __u32 bits, const struct f
 	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
-		__u32 i = gen * FP_FLAT_GEN_SLOTS + ((at + d) & mask);
+		__u32 i = (gen << (flat_bits & 31)) + ((at + d) & mask);
 		const __u64 *s = bpf_map_lookup_elem(&fp_flt_keys, &i);
 
 		if (!s || (__u32)(s[3] >> 32) == FP_FLT_NO_RULE)
@@ -108,7 +108,7 @@ static __always_inline __u32 flat_addr_cls(__u32 gen, __u32 bits, const struct f
 	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
-		__u32 i = gen * FP_FLAT_GEN_SLOTS + ((at + d) & mask);
+		__u32 i = (gen << (flat_bits & 31)) + ((at + d) & mask);
 		const __u64 *s = bpf_map_lookup_elem(&fp_flt_addr, &i);
 
 		if (!s || !(s[2] >> 32))

@@ -241,8 +241,9 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	ret = build_flat(img);
 	if (ret == -E2BIG)
 		snprintf(err, errlen, "the rule set needs %zu tuple keys and %zu address prefixes; "
-			 "a table of 2^%u slots holds about 100,000: split port lists or merge "
-			 "prefixes", img->n_keys, img->n_addr, FP_FLAT_MAX_BITS);
+			 "even the largest tables (2^%u slots, --table-bits %u) cannot place them: "
+			 "split port lists or merge prefixes", img->n_keys, img->n_addr,
+			 FP_FLAT_MAX_BITS, FP_FLAT_MAX_BITS);
 	if (ret)
 		goto out;
 	ret = 0;

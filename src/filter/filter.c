@@ -30,11 +30,18 @@ const char *const fp_gen_map_names[GM_MAX] = {
 	"fp_flt_cmask", "fp_flt_pre", "fp_flt_qnames",
 };
 
-const __u32 fp_gen_map_entries[GM_MAX] = {
-	1, FP_CLS_ENTRIES, FP_FLAT_GEN_SLOTS, FP_FLAT_GEN_SLOTS,
-	FP_QN_GEN_SLOTS, FP_MAX_RULES, FP_FLT_CNT_ENTRIES, FP_MAX_RULES,
-	FP_CM_ENTRIES, FP_PRE_ENTRIES, FP_CM_QNAME_N,
-};
+/* Entries of one generation in each rule map (the flat tables' from bits). */
+static void set_gen_sizes(struct fp_filter *f, unsigned bits)
+{
+	static const __u32 fixed[GM_MAX] = {
+		1, FP_CLS_ENTRIES, 0, 0, FP_QN_GEN_SLOTS, FP_MAX_RULES, FP_FLT_CNT_ENTRIES,
+		FP_MAX_RULES, FP_CM_ENTRIES, FP_PRE_ENTRIES, FP_CM_QNAME_N,
+	};
+
+	memcpy(f->gen_n, fixed, sizeof(fixed));
+	f->flat_bits = bits;
+	f->gen_n[GM_KEYS] = f->gen_n[GM_ADDR] = 1u << bits;
+}
 
 const char *fp_bpffs_root(const char *opt)
 {
@@ -121,7 +128,8 @@ static int reuse_shared(struct bpf_object *from, struct bpf_object *to)
 }
 
 /* Loads the objects (shared maps reused), fills the filter's stage slot. */
-static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t errlen)
+static int load_objects(struct fp_filter *f, bool test_mode, unsigned bits, char *err,
+			size_t errlen)
 {
 	__u32 slot = FP_STAGE_FILTER;
 	int ret;
@@ -141,7 +149,13 @@ static int load_objects(struct fp_filter *f, bool test_mode, char *err, size_t e
 		return ret;
 	}
 	f->filter_skel->rodata->record_last = test_mode;
-	ret = reuse_shared(f->entry_skel->obj, f->filter_skel->obj);
+	f->filter_skel->rodata->flat_bits = bits;
+	set_gen_sizes(f, bits);
+	ret = bpf_map__set_max_entries(f->filter_skel->maps.fp_flt_keys, 2u << bits);
+	if (!ret)
+		ret = bpf_map__set_max_entries(f->filter_skel->maps.fp_flt_addr, 2u << bits);
+	if (!ret)
+		ret = reuse_shared(f->entry_skel->obj, f->filter_skel->obj);
 	if (!ret)
 		ret = filter_bpf__load(f->filter_skel);
 	if (ret) {
@@ -192,7 +206,7 @@ int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen)
 
 	if (!f)
 		return -ENOMEM;
-	ret = load_objects(f, true, err, errlen);
+	ret = load_objects(f, true, FP_FLAT_BITS_DEFAULT, err, errlen);
 	if (ret) {
 		fp_filter__close(f);
 		return ret;
@@ -278,11 +292,17 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 	unsigned ifindex = if_nametoindex(ifname);
 	__u32 flags = (o && o->skb_mode) ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, zero = 0;
 	struct fp_meta meta = { .abi_version = FP_ABI_VERSION };
+	unsigned bits = o && o->table_bits ? o->table_bits : FP_FLAT_BITS_DEFAULT;
 	struct fp_filter *f = NULL;
 	char dir[PATH_MAX], path[PATH_MAX];
 	struct timespec ts;
 	int ret, n, fds[32];
 
+	if (bits < FP_FLAT_MIN_BITS || bits > FP_FLAT_MAX_BITS) {
+		snprintf(err, errlen, "--table-bits %u: give %d..%d", bits, FP_FLAT_MIN_BITS,
+			 FP_FLAT_MAX_BITS);
+		return -EINVAL;
+	}
 	if (!ifindex) {
 		snprintf(err, errlen, "no interface '%s' (see `ip link`)", ifname);
 		return -ENODEV;
@@ -298,9 +318,10 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 	f = filter_new();
 	if (!f)
 		return -ENOMEM;
-	ret = load_objects(f, false, err, errlen);
+	ret = load_objects(f, false, bits, err, errlen);
 	if (ret)
 		goto fail;
+	meta.flat_bits = bits;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	meta.ifindex = ifindex;
 	meta.xdp_flags = flags;
@@ -398,6 +419,7 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 		ret = -EPROTO;
 		goto fail;
 	}
+	set_gen_sizes(f, meta.flat_bits);
 	*out = f;
 	return 0;
 fail:

@@ -22,6 +22,7 @@ struct fp_filter;
 struct fp_filter_load_opts {
 	const char *bpffs;   /* pin root; NULL: $FASTPATH_BPFFS or /sys/fs/bpf/fastpath */
 	bool skb_mode;       /* generic XDP instead of native */
+	unsigned table_bits; /* flat tables of 2^N slots per generation; 0: the default */
 };
 
 /* The pin root in effect for an optional --bpffs value. */

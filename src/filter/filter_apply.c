@@ -82,7 +82,7 @@ static int wait_readers(void)
 static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 gen)
 {
 	const int *fd = f->gen_fd;
-	const __u32 *per = fp_gen_map_entries;
+	const __u32 *per = f->gen_n;
 	int ret;
 
 	if (bpf_map_update_elem(fd[GM_GCFG], &gen, &img->cfg, 0))
@@ -136,6 +136,17 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 	if (bpf_map_lookup_elem(f->state_fd, &zero, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "reading the filter state failed: %s", strerror(-ret));
+		goto out;
+	}
+	if (img.cfg.key_bits > f->flat_bits || img.cfg.addr_bits > f->flat_bits) {
+		unsigned need = img.cfg.key_bits > img.cfg.addr_bits ? img.cfg.key_bits :
+								       img.cfg.addr_bits;
+
+		snprintf(err, errlen, "the rule set needs tables of 2^%u slots (%zu tuple keys, "
+			 "%zu address prefixes); this filter was loaded with --table-bits %u: "
+			 "unload it and load with --table-bits %u", need, img.n_keys, img.n_addr,
+			 f->flat_bits, need);
+		ret = -E2BIG;
 		goto out;
 	}
 	spare = (st.gen & 1) ^ 1;

@@ -13,13 +13,14 @@ struct fp_filter {
 	int dump_fd;                      /* the dump stage program (slot 0 when active) */
 	int ring_fd, smp_fd, dcfg_fd;     /* fp_ring, fp_smp_stats, fp_dump_cfg */
 	int gen_fd[GM_MAX];
+	__u32 gen_n[GM_MAX];              /* entries of one generation in each */
+	unsigned flat_bits;               /* fp_meta.flat_bits */
 	struct entry_bpf *entry_skel;     /* set when this process loaded them */
 	struct filter_bpf *filter_skel;
 	struct dump_bpf *dump_skel;
 };
 
 extern const char *const fp_gen_map_names[GM_MAX];
-/* Entries of one generation in each. */
-extern const __u32 fp_gen_map_entries[GM_MAX];
+
 
 #endif

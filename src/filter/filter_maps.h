@@ -40,10 +40,15 @@ struct {
 FP_GEN_MAP(fp_flt_gcfg, BPF_MAP_TYPE_ARRAY, 1, sizeof(struct fp_flt_gencfg), 0);
 FP_GEN_MAP(fp_flt_cls, BPF_MAP_TYPE_ARRAY, FP_CLS_ENTRIES, sizeof(struct fp_flt_cls_ent),
 	   BPF_F_MMAPABLE);
-FP_GEN_MAP(fp_flt_keys, BPF_MAP_TYPE_ARRAY, FP_FLAT_GEN_SLOTS, sizeof(struct fp_flt_key_slot),
-	   BPF_F_MMAPABLE);
-FP_GEN_MAP(fp_flt_addr, BPF_MAP_TYPE_ARRAY, FP_FLAT_GEN_SLOTS, sizeof(struct fp_flt_addr_slot),
-	   BPF_F_MMAPABLE);
+/* sized at load: 2 << flat_bits */
+FP_GEN_MAP(fp_flt_keys, BPF_MAP_TYPE_ARRAY, 1u << FP_FLAT_BITS_DEFAULT,
+	   sizeof(struct fp_flt_key_slot), BPF_F_MMAPABLE);
+FP_GEN_MAP(fp_flt_addr, BPF_MAP_TYPE_ARRAY, 1u << FP_FLAT_BITS_DEFAULT,
+	   sizeof(struct fp_flt_addr_slot), BPF_F_MMAPABLE);
+
+/* A generation's region of fp_flt_keys and fp_flt_addr: 2^flat_bits slots
+ * (set before load, with the maps' sizes). */
+const volatile __u32 flat_bits = FP_FLAT_BITS_DEFAULT;
 FP_GEN_MAP(fp_flt_rules, BPF_MAP_TYPE_ARRAY, FP_MAX_RULES, sizeof(struct fp_flt_rule),
 	   BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_cnt, BPF_MAP_TYPE_PERCPU_ARRAY, FP_FLT_CNT_ENTRIES, sizeof(struct fp_rule_cnt),

@@ -5,6 +5,7 @@
  * must never decide for the next set written over it. Runs the real
  * pipeline through BPF_PROG_TEST_RUN.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -190,12 +191,46 @@ static void test_qname_generations(void **state)
 	}
 }
 
+/* A set whose tables need more slots than the filter was loaded with is
+ * refused with the --table-bits to use, and the live set stays. */
+static void test_table_bits_refusal(void **state)
+{
+	size_t cap = 250 * 400, len = 0;
+	char *text = malloc(cap), err[512];
+	struct fp_ruleset set;
+	struct fp_diags d = { 0 };
+	struct pkt b;
+
+	if (!filter)
+		skip();
+	assert_non_null(text);
+	apply_text("drop udp dport 7 id seven\n");
+	for (unsigned r = 0; r < 250; r++) { /* 20 x 25 ports each: 125,000 keys */
+		len += snprintf(text + len, cap - len, "drop udp sport ");
+		for (unsigned i = 0; i < 20; i++)
+			len += snprintf(text + len, cap - len, "%s%u", i ? "," : "", 1 + r * 40 + 2 * i);
+		len += snprintf(text + len, cap - len, " dport ");
+		for (unsigned i = 0; i < 25; i++)
+			len += snprintf(text + len, cap - len, "%s%u", i ? "," : "",
+					30000 + r * 60 + 2 * i);
+		len += snprintf(text + len, cap - len, "\n");
+	}
+	assert_int_equal(fp_ruleset__parse(text, len, &set, &d), 0);
+	assert_int_equal(fp_filter__apply(filter, &set, err, sizeof(err)), -E2BIG);
+	assert_non_null(strstr(err, "load with --table-bits 19"));
+	fp_ruleset__free(&set);
+	free(text);
+	udp_from(&b, "192.0.2.1", 7);
+	assert_int_equal(rule_of(&b, NULL), 0); /* the set before is still live */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stale_entries_unreachable),
 		cmocka_unit_test(test_counters_restart),
 		cmocka_unit_test(test_qname_generations),
+		cmocka_unit_test(test_table_bits_refusal),
 	};
 
 	return cmocka_run_group_tests_name("filter_generations", tests, setup, teardown);

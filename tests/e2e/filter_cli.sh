@@ -238,5 +238,23 @@ expect 0 filter unload "$va"
 check "unload (skb): nothing left" \
 	bash -c "! ip -n $a link show $va | grep -q xdp && test -z \"\$(find $FASTPATH_BPFFS -mindepth 1 ! -name '*.debug')\""
 
+# ---- --table-bits: a set of 125,000 tuple keys needs 2^19-slot tables ---------
+for (( r = 0; r < 250; r++ )); do
+	sp= dp=
+	for (( i = 0; i < 20; i++ )); do sp+=${sp:+,}$(( 1 + r * 40 + 2 * i )); done
+	for (( i = 0; i < 25; i++ )); do dp+=${dp:+,}$(( 30000 + r * 60 + 2 * i )); done
+	echo "drop udp sport $sp dport $dp"
+done >"$T/grid.rules"
+expect 0 filter load "$va" "$T/base.rules"
+expect 1 filter apply "$va" "$T/grid.rules"
+check "apply over the tables names the --table-bits to load with" grep -q 'table-bits 19' "$err"
+check "the refused apply left the set live (3 rules and the default)" test "$(list_rules | wc -l)" -eq 4
+expect 0 filter unload "$va"
+expect 2 filter load "$va" --table-bits 23
+check "--table-bits 23 is refused with the range" grep -q '4..22' "$err"
+expect 0 filter load "$va" --table-bits 19 "$T/grid.rules"
+check "--table-bits 19 takes the 250 rules (and the default)" test "$(list_rules | wc -l)" -eq 251
+expect 0 filter unload "$va"
+
 (( fails == 0 )) || e2e_fail "$fails checks failed"
 e2e_pass
