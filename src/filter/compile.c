@@ -160,11 +160,6 @@ static void fill_rule(const struct fp_rule *r, struct fp_flt_rule *out, struct f
 int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 			char *err, size_t errlen)
 {
-	static const struct { enum cfield f; uint32_t base, domain; } ranges[] = {
-		{ CF_SPORT, FP_CLS_SPORT, 65536 }, { CF_DPORT, FP_CLS_DPORT, 65536 },
-		{ CF_LEN, FP_CLS_LEN, 65536 },     { CF_TTL, FP_CLS_TTL, 256 },
-		{ CF_VLAN, FP_CLS_VLAN, 4096 },
-	};
 	struct rule_cls *rc = NULL;
 	uint8_t *rule_tuple = NULL;
 	struct fp_htab keys = { 0 };
@@ -190,9 +185,9 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 		img->cfg.use |= rule_fields(&set->rules[i]);
 		fill_rule(&set->rules[i], &img->rules[i], &img->text[i]);
 	}
-	for (size_t j = 0; j < sizeof(ranges) / sizeof(ranges[0]); j++) {
-		ret = classes_ranges(set, ranges[j].f, img->cls + ranges[j].base,
-				     ranges[j].domain, rc, err, errlen);
+	for (size_t j = 0; j < N_RANGE_FIELDS; j++) {
+		ret = classes_ranges(set, range_fields[j].f, img->cls + range_fields[j].cls_base,
+				     range_fields[j].domain, rc, err, errlen);
 		if (ret)
 			goto out;
 	}

@@ -19,6 +19,12 @@
 #include "filter/compile_internal.h"
 #include "util/htab.h"
 
+const struct range_field range_fields[N_RANGE_FIELDS] = {
+	{ CF_SPORT, FP_CLS_SPORT, 65536, FP_CM_SPORT }, { CF_DPORT, FP_CLS_DPORT, 65536, FP_CM_DPORT },
+	{ CF_LEN, FP_CLS_LEN, 65536, FP_CM_LEN },       { CF_TTL, FP_CLS_TTL, 256, FP_CM_TTL },
+	{ CF_VLAN, FP_CLS_VLAN, 4096, FP_CM_VLAN },
+};
+
 int clist_add(struct clist *l, uint32_t v)
 {
 	if (l->n == l->cap) {

@@ -18,6 +18,16 @@ struct rule_cls {
 	struct clist f[CF_MAX];
 };
 
+/* The fields classified by value ranges: where each value's class lives in
+ * fp_flt_cls (cls_base + value, domain values) and its class's mask word in
+ * fp_flt_cmask (cm_base + class). */
+struct range_field {
+	enum cfield f;
+	uint32_t cls_base, domain, cm_base;
+};
+#define N_RANGE_FIELDS 5
+extern const struct range_field range_fields[N_RANGE_FIELDS];
+
 int clist_add(struct clist *l, uint32_t v);
 const char *cfield_name(enum cfield f);
 

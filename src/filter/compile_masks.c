@@ -61,21 +61,18 @@ static void fill(uint64_t *v, uint32_t n, uint64_t m)
 /* fp_flt_cls as loaded: each value's class and that class's mask word. */
 static int build_cls_ent(struct fp_flt_image *img)
 {
-	static const struct { uint32_t cls_base, n, cm_base; } ranges[] = {
-		{ FP_CLS_SPORT, 65536, FP_CM_SPORT }, { FP_CLS_DPORT, 65536, FP_CM_DPORT },
-		{ FP_CLS_LEN, 65536, FP_CM_LEN },     { FP_CLS_TTL, 256, FP_CM_TTL },
-		{ FP_CLS_VLAN, 4096, FP_CM_VLAN },
-	};
 	struct fp_flt_cls_ent *e = calloc(FP_CLS_ENTRIES, sizeof(*e));
 
 	if (!e)
 		return -ENOMEM;
-	for (size_t j = 0; j < sizeof(ranges) / sizeof(ranges[0]); j++) {
-		for (uint32_t v = 0; v < ranges[j].n; v++) {
-			struct fp_flt_cls_ent *x = &e[ranges[j].cls_base + v];
+	for (size_t j = 0; j < N_RANGE_FIELDS; j++) {
+		const struct range_field *r = &range_fields[j];
 
-			x->cls = img->cls[ranges[j].cls_base + v];
-			x->mask = img->cmask[ranges[j].cm_base + x->cls];
+		for (uint32_t v = 0; v < r->domain; v++) {
+			struct fp_flt_cls_ent *x = &e[r->cls_base + v];
+
+			x->cls = img->cls[r->cls_base + v];
+			x->mask = img->cmask[r->cm_base + x->cls];
 		}
 	}
 	img->cls_ent = e;
