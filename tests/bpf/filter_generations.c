@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "common/pkt.h"
+#include "common/port_grid.h"
 #include "filter/filter.h"
 
 static struct fp_filter *filter;
@@ -195,8 +196,8 @@ static void test_qname_generations(void **state)
  * refused with the --table-bits to use, and the live set stays. */
 static void test_table_bits_refusal(void **state)
 {
-	size_t cap = 250 * 400, len = 0;
-	char *text = malloc(cap), err[512];
+	size_t len;
+	char *text = port_grid_rules(250, &len), err[512]; /* 125,000 keys */
 	struct fp_ruleset set;
 	struct fp_diags d = { 0 };
 	struct pkt b;
@@ -205,16 +206,6 @@ static void test_table_bits_refusal(void **state)
 		skip();
 	assert_non_null(text);
 	apply_text("drop udp dport 7 id seven\n");
-	for (unsigned r = 0; r < 250; r++) { /* 20 x 25 ports each: 125,000 keys */
-		len += snprintf(text + len, cap - len, "drop udp sport ");
-		for (unsigned i = 0; i < 20; i++)
-			len += snprintf(text + len, cap - len, "%s%u", i ? "," : "", 1 + r * 40 + 2 * i);
-		len += snprintf(text + len, cap - len, " dport ");
-		for (unsigned i = 0; i < 25; i++)
-			len += snprintf(text + len, cap - len, "%s%u", i ? "," : "",
-					30000 + r * 60 + 2 * i);
-		len += snprintf(text + len, cap - len, "\n");
-	}
 	assert_int_equal(fp_ruleset__parse(text, len, &set, &d), 0);
 	assert_int_equal(fp_filter__apply(filter, &set, err, sizeof(err)), -E2BIG);
 	assert_non_null(strstr(err, "load with --table-bits 19"));

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "common/port_grid.h"
 #include "filter/compile.h"
 #include "rules/rule.h"
 
@@ -232,27 +233,16 @@ static void test_flat_tables(void **state)
 	fp_flt_image__free(&img);
 }
 
-/* `n` rules of 20 source ports x 25 destination ports: 500 keys each. */
+/* port_grid_rules(n) compiled: 500 tuple keys per rule. */
 static int build_port_grid(unsigned n, struct fp_flt_image *img, char *err, size_t errlen)
 {
-	size_t cap = (size_t)n * 400, len = 0;
-	char *text = malloc(cap);
+	size_t len;
+	char *text = port_grid_rules(n, &len);
 	struct fp_ruleset set;
 	struct fp_diags d = { 0 };
 	int ret;
 
 	assert_non_null(text);
-	for (unsigned r = 0; r < n; r++) {
-		len += (size_t)snprintf(text + len, cap - len, "drop udp sport ");
-		for (unsigned i = 0; i < 20; i++)
-			len += (size_t)snprintf(text + len, cap - len, "%s%u", i ? "," : "",
-						1 + r * 40 + 2 * i);
-		len += (size_t)snprintf(text + len, cap - len, " dport ");
-		for (unsigned i = 0; i < 25; i++)
-			len += (size_t)snprintf(text + len, cap - len, "%s%u", i ? "," : "",
-						30000 + r * 60 + 2 * i);
-		len += (size_t)snprintf(text + len, cap - len, "\n");
-	}
 	assert_int_equal(fp_ruleset__parse(text, len, &set, &d), 0);
 	ret = fp_flt_image__build(&set, img, err, errlen);
 	fp_ruleset__free(&set);
