@@ -68,14 +68,8 @@ done
 for t in $TARGETS; do
 	case $t in fp_drop|fp_pass|xdpdump) ;; *) echo "dump_rate: unknown target '$t'" >&2; exit 2 ;; esac
 done
-[[ $(id -u) == 0 ]] || { echo "dump_rate: needs root" >&2; exit 77; }
-for c in ip ethtool taskset chrt capinfos xdpdump "$FP"; do
-	command -v "$c" >/dev/null || { echo "dump_rate: needs $c (make; scripts/deps.sh)" >&2; exit 77; }
-done
-(( $(nproc) >= 2 )) || { echo "dump_rate: needs 2 CPUs" >&2; exit 77; }
-
-ID=dr$(( $$ % 10000 ))
-NSG=${ID}g NSR=${ID}r IFG=${ID}a IFR=${ID}b
+. "$REPO/bench/veth_lab.sh"
+veth_lab_require dump_rate dr capinfos xdpdump "$FP"
 TMP=$(mktemp -d /tmp/fp-bench-dump.XXXXXX)
 SHM=$TMP/shm
 GEN_PID='' TOOL_PID='' STATS_OLD=''
@@ -107,7 +101,6 @@ mount -t tmpfs -o size=6g,mode=0700 tmpfs "$SHM" || exit 1
 printf 'drop udp dport %s id flood\ndefault pass\n' "$PORT" >"$TMP/fp_drop.rules"
 printf 'pass udp dport %s id flood\ndefault pass\n' "$PORT" >"$TMP/fp_pass.rules"
 
-. "$REPO/bench/veth_lab.sh"
 veth_lab_up || exit 1
 log "generator $NSG/$IFG on CPU0 -> $NSR/$IFR, NAPI kthread $napi and the dump process on CPU1"
 

@@ -51,14 +51,8 @@ while getopts "r:w:t:o:" c; do
 done
 (( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 )) ||
 	{ echo "filter_rate: ROUNDS 1..20, WINDOW 1..60" >&2; exit 2; }
-[[ $(id -u) == 0 ]] || { echo "filter_rate: needs root" >&2; exit 77; }
-for c in ip ethtool taskset chrt nft iptables xdp-filter "$FP" "$ATTACH" "$COST"; do
-	command -v "$c" >/dev/null || { echo "filter_rate: needs $c (make; scripts/deps.sh)" >&2; exit 77; }
-done
-(( $(nproc) >= 2 )) || { echo "filter_rate: needs 2 CPUs" >&2; exit 77; }
-
-ID=fr$(( $$ % 10000 ))
-NSG=${ID}g NSR=${ID}r IFG=${ID}a IFR=${ID}b
+. "$REPO/bench/veth_lab.sh"
+veth_lab_require filter_rate fr nft iptables xdp-filter "$FP" "$ATTACH" "$COST"
 TMP=$(mktemp -d /tmp/fp-bench-rate.XXXXXX)
 GEN_PID= STATS_OLD=
 log() { printf '[%s filter_rate] %s\n' "$(date +%T)" "$*" >&2; }
@@ -86,7 +80,6 @@ mkdir -p "$TMP/bpffs" "$TMP/xbpffs"
 mount -t bpf bpf "$TMP/bpffs" && mount -t bpf bpf "$TMP/xbpffs" || exit 1
 "$COST" --write-rules "$TMP/rules" || exit 1
 
-. "$REPO/bench/veth_lab.sh"
 veth_lab_up || exit 1
 log "generator $NSG/$IFG on CPU0 -> $NSR/$IFR, NAPI kthread $napi on CPU1"
 

@@ -1,5 +1,6 @@
 # Sourced by bench/filter_rate.sh and bench/dump_rate.sh: the veth lab both
-# measure on. Needs NSG NSR IFG IFR and log() from the caller; sets napi
+# measure on. veth_lab_require checks what the lab needs and names it
+# (NSG NSR IFG IFR); veth_lab_up needs log() from the caller and sets napi
 # (the receiver's NAPI kthread pids) and MAC (the receiver's address). The
 # caller's cleanup removes the namespaces.
 #
@@ -10,6 +11,20 @@
 # whenever the kthread waits for its CPU (with nothing else running: 1%
 # refused at 100 kpps, 10% at 400 kpps; at SCHED_FIFO 0.4% and 0.05%), and
 # the refused frames' page-pool returns then contend with the receiver.
+# veth_lab_require NAME PREFIX CMD...: root, two CPUs and every CMD, or exit
+# 77 (skipped) saying what is missing; then the lab's names from PREFIX.
+veth_lab_require() {
+	local name=$1 prefix=$2 c
+	shift 2
+	[[ $(id -u) == 0 ]] || { echo "$name: needs root" >&2; exit 77; }
+	for c in ip ethtool taskset chrt "$@"; do
+		command -v "$c" >/dev/null || { echo "$name: needs $c (make; scripts/deps.sh)" >&2; exit 77; }
+	done
+	(( $(nproc) >= 2 )) || { echo "$name: needs 2 CPUs" >&2; exit 77; }
+	prefix=$prefix$(( $$ % 10000 ))
+	NSG=${prefix}g NSR=${prefix}r IFG=${prefix}a IFR=${prefix}b
+}
+
 veth_lab_up() {
 	local x
 	ip netns add "$NSG" && ip netns add "$NSR" || return 1
