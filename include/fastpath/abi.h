@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 9
+#define FP_ABI_VERSION 10
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -129,12 +129,17 @@ enum fp_addr_tbl { FP_ADDR_SRC4 = 0, FP_ADDR_DST4 = 1, FP_ADDR_SRC6 = 2, FP_ADDR
 
 /* One tuple: a set of fields (FP_T_* bits of src/rules/rule.h) rules share. */
 struct fp_flt_tuple {
+	/* struct fp_flt_key as four little-endian words with all bits of the
+	 * tuple's fields set (flags: the TCP flags its rules look at; tuple
+	 * byte clear): the stage builds a tuple's key from the packet's words
+	 * with four ANDs */
+	__u64 kmask[3];
+	__u32 kmask3;
 	__u32 fields;          /* FP_T_* */
 	__u32 min_rule;        /* lowest rule index with an entry in this tuple */
-	__u8  flags_mask;      /* TCP flags the tuple's rules look at */
-	__u8  pad[3];
+	__u32 pad;
 };
-FP_ABI_ASSERT(sizeof(struct fp_flt_tuple) == 12);
+FP_ABI_ASSERT(sizeof(struct fp_flt_tuple) == 40);
 
 /* Per generation: how to classify. */
 struct fp_flt_gencfg {

@@ -18,6 +18,8 @@
 
 struct fp_cls {
 	__u64 cand;       /* tuples left to probe (fp_flt_cmask bits) */
+	__u64 kw[4];      /* the packet's fp_flt_key words, every field filled
+			   * (outer VLAN tag); a tuple's key is kw & its kmask */
 	__u32 present;    /* FP_T_* bits the packet can satisfy */
 	__u32 src, dst, qname;
 	__u16 sport, dport, len, ttl;

@@ -40,6 +40,43 @@ struct tshape {
 	uint32_t flags_mask;
 };
 
+/* A tuple's fields and its key masks: fp_flt_key with every bit the tuple
+ * looks at set, as the words the stage ANDs the packet's key words with. */
+static void tuple_init(struct fp_flt_tuple *t, uint32_t fields, uint8_t flags_mask,
+		       uint32_t min_rule)
+{
+	struct fp_flt_key k = { 0 };
+	uint64_t w[4] = { 0 };
+
+	if (fields & FP_T_L3)
+		k.l3 = 0xff;
+	if (fields & FP_T_PROTO)
+		k.proto = 0xff;
+	if (fields & FP_T_FLAGS)
+		k.flags = flags_mask;
+	if (fields & FP_T_VLAN)
+		k.vlan = 0xffff;
+	if (fields & FP_T_SPORT)
+		k.sport = 0xffff;
+	if (fields & FP_T_DPORT)
+		k.dport = 0xffff;
+	if (fields & FP_T_LEN)
+		k.len = 0xffff;
+	if (fields & FP_T_TTL)
+		k.ttl = 0xffff;
+	if (fields & FP_T_QTYPE)
+		k.qtype = 0xffff;
+	if (fields & FP_T_SRC)
+		k.src = 0xffffffff;
+	if (fields & FP_T_DST)
+		k.dst = 0xffffffff;
+	if (fields & FP_T_QNAME)
+		k.qname = 0xffffffff;
+	memcpy(w, &k, sizeof(k));
+	*t = (struct fp_flt_tuple){ .kmask = { w[0], w[1], w[2] }, .kmask3 = (uint32_t)w[3],
+				    .fields = fields, .min_rule = min_rule };
+}
+
 /* Tuples in order of their first rule, so the stage can stop early. */
 static int build_tuples(const struct fp_ruleset *set, struct fp_flt_image *img,
 			uint8_t *rule_tuple, char *err, size_t errlen)
@@ -67,8 +104,7 @@ static int build_tuples(const struct fp_ruleset *set, struct fp_flt_image *img,
 				fp_htab__free(&shapes);
 				return -ENOMEM;
 			}
-			img->cfg.tuples[n] = (struct fp_flt_tuple){
-				.fields = s.fields, .min_rule = i, .flags_mask = s.flags_mask };
+			tuple_init(&img->cfg.tuples[n], s.fields, s.flags_mask, i);
 			rule_tuple[i] = n++;
 		} else {
 			rule_tuple[i] = *t;

@@ -30,11 +30,12 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
  * qname class already set by the caller), and the tuples they leave
  * (c->cand): the AND of one mask word per field in use. A range field's
  * word comes with its class, a short prefix's with the prefilter entry, a
- * field the packet lacks reads its class-0 word from gencfg. A global
- * function: the verifier checks it once, on its own, and the packet pays
- * one call for all fields.
+ * field the packet lacks reads its class-0 word from gencfg. Then the
+ * packet's key words (c->kw), from which each tuple's key is four ANDs.
+ * Inlined: as a global function it cost every packet a call and the
+ * spills around it.
  */
-__attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
+static __always_inline int fp_flt_classify(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
 					      __u32 gen, struct fp_cls *c)
 {
 	__u32 use, have;
@@ -127,6 +128,15 @@ __attribute__((noinline)) int fp_flt_classify(struct fp_pkt *pkt, const struct f
 		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
 		      (c->vlan[0] ? FP_T_VLAN : 0) | (c->qname ? FP_T_QNAME : 0);
 	c->cand = m;
+	/* struct fp_flt_key as little-endian words: tuple l3 proto flags vlan
+	 * sport | dport len ttl qtype | src dst | qname. A field the packet
+	 * lacks may hold anything: tuples that need it are never probed. */
+	c->kw[0] = (__u64)pkt->l3 << 8 | (__u64)pkt->proto << 16 | (__u64)pkt->tcp_flags << 24 |
+		   (__u64)c->vlan[0] << 32 | (__u64)c->sport << 48;
+	c->kw[1] = (__u64)c->dport | (__u64)c->len << 16 | (__u64)c->ttl << 32 |
+		   (__u64)pkt->qtype << 48;
+	c->kw[2] = (__u64)c->src | (__u64)c->dst << 32;
+	c->kw[3] = c->qname;
 	return 0;
 }
 
@@ -145,10 +155,8 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 {
 	struct tuple_walk *w = arg;
 	const struct fp_cls *c = w->c;
-	struct fp_pkt *pkt = w->pkt;
 	const struct fp_flt_tuple *tu;
 	struct fp_words k;
-	__u64 vlan_sport;
 	__u32 f, hit;
 
 	if (t >= FP_MAX_TUPLES)
@@ -161,18 +169,10 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	}
 	if (f & ~c->present)
 		return 0; /* a field this shape needs is absent */
-	/* struct fp_flt_key as little-endian words: tuple l3 proto flags vlan
-	 * sport | dport len ttl qtype | src dst | qname */
-	vlan_sport = (f & FP_T_SPORT ? (__u64)c->sport << 16 : 0);
-	k.w0 = (__u64)t | (__u64)(f & FP_T_L3 ? pkt->l3 : 0) << 8 |
-	       (__u64)(f & FP_T_PROTO ? pkt->proto : 0) << 16 |
-	       (__u64)(f & FP_T_FLAGS ? pkt->tcp_flags & tu->flags_mask : 0) << 24 |
-	       (vlan_sport | (f & FP_T_VLAN ? c->vlan[0] : 0)) << 32;
-	k.w1 = (__u64)(f & FP_T_DPORT ? c->dport : 0) | (__u64)(f & FP_T_LEN ? c->len : 0) << 16 |
-	       (__u64)(f & FP_T_TTL ? c->ttl : 0) << 32 |
-	       (__u64)(f & FP_T_QTYPE ? pkt->qtype : 0) << 48;
-	k.w2 = (__u64)(f & FP_T_SRC ? c->src : 0) | (__u64)(f & FP_T_DST ? c->dst : 0) << 32;
-	k.w3 = f & FP_T_QNAME ? c->qname : 0;
+	k.w0 = (c->kw[0] & tu->kmask[0]) | t;
+	k.w1 = c->kw[1] & tu->kmask[1];
+	k.w2 = c->kw[2] & tu->kmask[2];
+	k.w3 = c->kw[3] & tu->kmask3;
 	hit = flat_key_rule(w->gen, w->g->key_bits, &k);
 	if (hit < w->best)
 		w->best = hit;
