@@ -58,6 +58,8 @@ enum fp_have {
 	FP_HAVE_PORTS = 1 << 4, /* whole TCP or UDP header: sport/dport */
 	FP_HAVE_TCP   = 1 << 5, /* whole TCP header: tcp_flags */
 	FP_HAVE_DNS   = 1 << 6, /* readable first question of a DNS query */
+	FP_HAVE_DNS_PARSED = 1 << 7, /* the DNS question was looked for (stages
+				      * parse it only when their terms need it) */
 };
 
 #define FP_DNS_LABELS_MAX 128 /* labels in a name of <= 255 bytes, root included */

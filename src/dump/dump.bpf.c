@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include "maps.h"
 #include "match.h"
+#include "parse.h"
 
 /* Set by tests before load: record the last match decision. */
 const volatile __u32 record_last = 0;
@@ -22,6 +23,8 @@ int fp_dump(struct xdp_md *ctx)
 	struct fp_dump_cfg *d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
 
 	if (pkt && d && d->active && d->use_match) {
+		if (d->match.terms & (FP_T_QNAME | FP_T_QTYPE))
+			fp_parse_dns(ctx, pkt);
 		pkt->dump_mark = fp_match_holds(pkt, &d->match);
 		if (record_last)
 			last_match = pkt->dump_mark;

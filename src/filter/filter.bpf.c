@@ -10,6 +10,7 @@
 #include "maps.h"
 #include "filter_maps.h"
 #include "classify.h"
+#include "parse.h"
 #include "sample.h"
 
 /* Set by `fastpath filter test` before load: record each decision. */
@@ -341,6 +342,8 @@ int fp_filter(struct xdp_md *ctx)
 	/* the name first, from here: a call from fp_flt_classify would stack
 	 * three frames over the 512 bytes BPF allows */
 	__builtin_memset(c, 0, sizeof(*c));
+	if (g->use & (FP_T_QNAME | FP_T_QTYPE))
+		fp_parse_dns(ctx, pkt);
 	if ((pkt->have & FP_HAVE_DNS) && (g->use & FP_T_QNAME))
 		c->qname = fp_flt_qname_class(pkt, g, gen);
 	fp_flt_classify(pkt, g, gen, c);
