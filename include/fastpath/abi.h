@@ -164,6 +164,11 @@ struct fp_flt_gencfg {
 	/* fp_flt_cmask's class-0 words (tuples without the field), by enum
 	 * fp_cm_field: a packet lacking a field costs no lookup */
 	__u64 cm_zero[8];
+	/* by enum fp_cm_field: the tuples that use the field (bit 63: any
+	 * tuple from 63 up does), and those that use qname or qtype; the
+	 * stage skips a costly field no tuple left uses */
+	__u64 cm_uses[8];
+	__u64 dns_uses;
 };
 
 enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN,

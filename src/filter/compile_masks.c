@@ -52,6 +52,18 @@ static uint64_t not_using(const struct fp_flt_image *img, uint32_t term)
 	return m;
 }
 
+/* Tuples (as mask bits; bit 63: any tuple from 63 up) whose fields have
+ * one of `terms`. */
+static uint64_t using(const struct fp_flt_image *img, uint32_t terms)
+{
+	uint64_t m = 0;
+
+	for (uint32_t t = 0; t < img->cfg.n_tuples; t++)
+		if (img->cfg.tuples[t].fields & terms)
+			m |= tuple_bit(t);
+	return m;
+}
+
 static void fill(uint64_t *v, uint32_t n, uint64_t m)
 {
 	for (uint32_t i = 0; i < n; i++)
@@ -88,8 +100,10 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		return -ENOMEM;
 	for (size_t j = 0; j < N_CM_FIELDS; j++) {
 		img->cfg.cm_zero[cm_fields[j].z] = not_using(img, cm_fields[j].term);
+		img->cfg.cm_uses[cm_fields[j].z] = using(img, cm_fields[j].term);
 		fill(cm + cm_fields[j].base, cm_fields[j].n, img->cfg.cm_zero[cm_fields[j].z]);
 	}
+	img->cfg.dns_uses = using(img, FP_T_QNAME | FP_T_QTYPE);
 	fill(proto, 257, not_using(img, FP_T_PROTO));
 	fill(l3, 3, not_using(img, FP_T_L3));
 

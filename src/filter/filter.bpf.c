@@ -27,17 +27,21 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 }
 
 /*
- * The packet's classes for every field the generation uses (c zeroed, its
- * qname class already set by the caller), and the tuples they leave
- * (c->cand): the AND of one mask word per field in use. A range field's
- * word comes with its class, a short prefix's with the prefilter entry, a
- * field the packet lacks reads its class-0 word from gencfg. Then the
+ * The packet's classes for every field the generation uses (c zeroed), and
+ * the tuples they leave (c->cand): the AND of one mask word per field. A
+ * range field's word comes with its class, a short prefix's with the
+ * prefilter entry, a field the packet lacks reads its class-0 word from
+ * gencfg. The cheap fields go first; the costly ones (an address may need a
+ * hash probe, the DNS name a parse and a probe per label) only while a
+ * tuple left uses them: a tuple that does not use a field is in every one
+ * of its mask words, so skipping the field changes nothing. Then the
  * packet's key words (c->kw), from which each tuple's key is four ANDs.
- * Inlined: as a global function it cost every packet a call and the
- * spills around it.
+ * Inlined: as a global function it cost every packet a call and the spills
+ * around it.
  */
-static __always_inline int fp_flt_classify(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					      __u32 gen, struct fp_cls *c)
+static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pkt,
+					      const struct fp_flt_gencfg *g, __u32 gen,
+					      struct fp_cls *c)
 {
 	__u32 use, have;
 	__u64 m = ~0ULL;
@@ -65,23 +69,11 @@ static __always_inline int fp_flt_classify(struct fp_pkt *pkt, const struct fp_f
 		}
 		if (use & FP_T_TTL)
 			c->ttl = cls_at(gen, FP_CLS_TTL + pkt->ttl, &m);
-		if (use & (FP_T_SRC | FP_T_DST)) {
-			__u32 v6 = pkt->l3 == 6 ? 2 : 0;
-
-			if (use & FP_T_SRC)
-				c->src = flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + v6, &m);
-			if (use & FP_T_DST)
-				c->dst = flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + v6, &m);
-		}
 	} else {
 		if (use & FP_T_LEN)
 			m &= g->cm_zero[FP_CMF_LEN];
 		if (use & FP_T_TTL)
 			m &= g->cm_zero[FP_CMF_TTL];
-		if (use & FP_T_SRC)
-			m &= g->cm_zero[FP_CMF_SRC];
-		if (use & FP_T_DST)
-			m &= g->cm_zero[FP_CMF_DST];
 	}
 	if (have & FP_HAVE_PROTO)
 		c->present |= FP_T_PROTO;
@@ -119,11 +111,31 @@ static __always_inline int fp_flt_classify(struct fp_pkt *pkt, const struct fp_f
 			m &= g->cm_zero[FP_CMF_VLAN];
 		}
 	}
-	if (use & FP_T_QNAME)
-		m &= c->qname ? cm_at(gen, FP_CM_QNAME, FP_CM_QNAME_N, c->qname) :
-				g->cm_zero[FP_CMF_QNAME];
-	if (have & FP_HAVE_DNS)
-		c->present |= FP_T_QTYPE;
+	/* the costly fields, while a tuple left uses them */
+	if ((use & FP_T_SRC) && (m & g->cm_uses[FP_CMF_SRC])) {
+		if (have & FP_HAVE_L3)
+			c->src = flt_addr_class(pkt, g, gen, FP_ADDR_SRC4 + (pkt->l3 == 6 ? 2 : 0), &m);
+		else
+			m &= g->cm_zero[FP_CMF_SRC];
+	}
+	if ((use & FP_T_DST) && (m & g->cm_uses[FP_CMF_DST])) {
+		if (have & FP_HAVE_L3)
+			c->dst = flt_addr_class(pkt, g, gen, FP_ADDR_DST4 + (pkt->l3 == 6 ? 2 : 0), &m);
+		else
+			m &= g->cm_zero[FP_CMF_DST];
+	}
+	if ((use & (FP_T_QNAME | FP_T_QTYPE)) && (m & g->dns_uses)) {
+		fp_parse_dns(ctx, pkt);
+		have = pkt->have;
+		if (have & FP_HAVE_DNS)
+			c->present |= FP_T_QTYPE;
+		if ((use & FP_T_QNAME) && (m & g->cm_uses[FP_CMF_QNAME])) {
+			if (have & FP_HAVE_DNS)
+				c->qname = fp_flt_qname_class(pkt, g, gen);
+			m &= c->qname ? cm_at(gen, FP_CM_QNAME, FP_CM_QNAME_N, c->qname) :
+					g->cm_zero[FP_CMF_QNAME];
+		}
+	}
 	c->present |= (c->src ? FP_T_SRC : 0) | (c->dst ? FP_T_DST : 0) |
 		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
 		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
@@ -339,14 +351,8 @@ int fp_filter(struct xdp_md *ctx)
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
-	/* the name first, from here: a call from fp_flt_classify would stack
-	 * three frames over the 512 bytes BPF allows */
 	__builtin_memset(c, 0, sizeof(*c));
-	if (g->use & (FP_T_QNAME | FP_T_QTYPE))
-		fp_parse_dns(ctx, pkt);
-	if ((pkt->have & FP_HAVE_DNS) && (g->use & FP_T_QNAME))
-		c->qname = fp_flt_qname_class(pkt, g, gen);
-	fp_flt_classify(pkt, g, gen, c);
+	fp_flt_classify(ctx, pkt, g, gen, c);
 	rule = fp_flt_first_match(pkt, g, gen, c);
 	if (rule < FP_MAX_RULES) {
 		idx = gen * FP_MAX_RULES + rule;

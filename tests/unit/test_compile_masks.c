@@ -148,6 +148,12 @@ static void test_tuple_masks(void **state)
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC4, 192, 0)].mask, img.cfg.cm_zero[FP_CMF_SRC]);
 	/* a qname class: only the qname tuple needs it */
 	assert_int_equal(img.cmask[FP_CM_QNAME + 0], t_dport | t_src);
+	/* the tuples using each costly field, which the stage skips otherwise */
+	assert_int_equal(img.cfg.cm_uses[FP_CMF_SRC], t_src);
+	assert_int_equal(img.cfg.cm_uses[FP_CMF_DST], 0);
+	assert_int_equal(img.cfg.cm_uses[FP_CMF_QNAME], t_qname);
+	assert_int_equal(img.cfg.cm_uses[FP_CMF_DPORT], t_dport | t_qname);
+	assert_int_equal(img.cfg.dns_uses, t_qname);
 	/* DNS depth: *.example.com is a wildcard whose suffix has 3 labels */
 	assert_int_equal(img.cfg.qn_depth[FP_QN_WILD], 1ull << 2);
 	assert_int_equal(img.cfg.qn_depth[FP_QN_EXACT], 0);
@@ -181,6 +187,11 @@ static void test_tuple_overflow_bit(void **state)
 	assert_true(img.cfg.n_tuples >= FP_CM_TUPLE_BITS);
 	/* dport 2 is the rule of a late tuple: only bit 63 can carry it */
 	assert_true(img.cmask[FP_CM_DPORT + img.cls[FP_CLS_DPORT + 2]] & (1ull << 63));
+	/* bit 63 of a uses word: some tuple from 63 up uses the field (src is
+	 * used by late tuples and not by others; qtype only by a late one) */
+	assert_true(img.cfg.cm_uses[FP_CMF_SRC] & (1ull << 63));
+	assert_true(img.cfg.cm_zero[FP_CMF_SRC] & (1ull << 63));
+	assert_int_equal(img.cfg.dns_uses, 1ull << 63);
 	fp_flt_image__free(&img);
 }
 
