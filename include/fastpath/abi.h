@@ -231,15 +231,23 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
  * which longer prefix lengths have a prefix inside this /16 (bit i: the
  * i-th of fp_flt_gencfg.plen[tbl]). Most addresses of a flood need no hash
  * probe and no mask lookup at all; the rest probe only the lengths that
- * can hit.
+ * can hit. An IPv4 /16 holding exactly one longer prefix (a blocklist's
+ * lone /32 or /24) keeps it in the entry (lplen != 0, probe 0): the
+ * address's last 16 bits are compared instead of probed.
  */
 struct fp_flt_pre {
 	__u64 probe;
 	__u64 mask;            /* cls's fp_flt_cmask word (SRC or DST region) */
 	__u32 cls;
-	__u32 pad;
+	__u16 lo;              /* the long prefix's address bytes 2..3, big-endian
+				* value (addr[2] << 8 | addr[3]), masked to lplen */
+	__u8  lplen;           /* its length, 17..32; 0: none inline */
+	__u8  pad;
+	__u64 lmask;           /* its class's fp_flt_cmask word */
+	__u32 lcls;            /* its class */
+	__u32 pad2;
 };
-FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 24);
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 40);
 #define FP_PRE_ENTRIES (4u << 16)
 
 struct fp_flt_addr_key {

@@ -226,6 +226,17 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 
 	if (!e)
 		return 0;
+	if (e->lplen) {
+		/* the /16's one longer prefix, inline (IPv4 only) */
+		__u32 lo = (__u32)addr[2] << 8 | addr[3];
+
+		if (!((lo ^ e->lo) & (0xffffu << ((32 - e->lplen) & 15)) & 0xffff)) {
+			*m &= e->lmask;
+			return e->lcls;
+		}
+		*m &= e->mask;
+		return e->cls;
+	}
 	w.cls = e->cls;
 	w.probe = e->probe;
 	if (w.probe)

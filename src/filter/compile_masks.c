@@ -164,11 +164,37 @@ int build_prefilter(struct fp_flt_image *img)
 	/* the short prefix's mask word, read when no longer prefix hits */
 	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++)
 		pre[i].mask = img->cmask[(i >> 16 & 1 ? FP_CM_DST : FP_CM_SRC) + pre[i].cls];
-	/* longer prefixes: their /16 probes their length */
+	/* an IPv4 /16 with one longer prefix keeps it inline, unprobed */
+	uint8_t *n_long = calloc(FP_PRE_ENTRIES, 1);
+
+	if (!n_long) {
+		free(pre);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < img->n_addr; i++) {
+		const struct fp_flt_addr_key *k = &img->addr[i];
+		uint32_t at = (uint32_t)k->tbl << 16 | hi16(k->addr);
+
+		if (k->plen > 16 && n_long[at] < 2)
+			n_long[at]++;
+	}
+	for (size_t i = 0; i < img->n_addr; i++) {
+		const struct fp_flt_addr_key *k = &img->addr[i];
+		uint32_t at = (uint32_t)k->tbl << 16 | hi16(k->addr);
+
+		if (k->plen <= 16 || k->tbl >= FP_ADDR_SRC6 || n_long[at] != 1)
+			continue;
+		pre[at].lo = (uint16_t)(k->addr[2] << 8 | k->addr[3]);
+		pre[at].lplen = k->plen;
+		pre[at].lcls = img->addr_cls[i];
+		pre[at].lmask = img->cmask[(k->tbl & 1 ? FP_CM_DST : FP_CM_SRC) + img->addr_cls[i]];
+	}
+	free(n_long);
+	/* other longer prefixes: their /16 probes their length */
 	for (size_t i = 0; i < img->n_addr; i++) {
 		const struct fp_flt_addr_key *k = &img->addr[i];
 
-		if (k->plen <= 16)
+		if (k->plen <= 16 || pre[(uint32_t)k->tbl << 16 | hi16(k->addr)].lplen)
 			continue;
 		for (uint32_t j = 0; j < img->cfg.n_plen[k->tbl & 3]; j++) {
 			if (img->cfg.plen[k->tbl & 3][j] == k->plen) {

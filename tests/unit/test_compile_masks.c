@@ -81,10 +81,24 @@ static void test_prefilter(void **state)
 	/* outside: nothing */
 	assert_int_equal(img.pre[pre_idx(0, 11, 0)].cls, 0);
 	assert_int_equal(img.pre[pre_idx(0, 9, 255)].cls, 0);
-	/* the dst table is separate: 10.9/16 probes its one length */
-	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 9)].probe, 0x1);
-	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 9)].cls, 0);
+	/* 10.1/16 holds two longer prefixes: probed, nothing inline */
+	assert_int_equal(img.pre[pre_idx(0, 10, 1)].lplen, 0);
+	/* the dst table is separate: 10.9/16 holds one longer prefix, kept
+	 * inline (no probe), with its class and that class's mask word */
+	{
+		const struct fp_flt_pre *e = &img.pre[pre_idx(FP_ADDR_DST4, 10, 9)];
+		uint32_t c = node_cls(&img, FP_ADDR_DST4, 32, (const uint8_t[]){ 10, 9, 9, 9 });
+
+		assert_int_not_equal(c, 0);
+		assert_int_equal(e->probe, 0);
+		assert_int_equal(e->cls, 0);
+		assert_int_equal(e->lplen, 32);
+		assert_int_equal(e->lo, 9 << 8 | 9);
+		assert_int_equal(e->lcls, c);
+		assert_int_equal(e->lmask, img.cmask[FP_CM_DST + c]);
+	}
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 1)].probe, 0);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 1)].lplen, 0);
 	fp_flt_image__free(&img);
 }
 
@@ -103,6 +117,11 @@ static void test_prefilter_v6_and_default_route(void **state)
 	/* 2001::/16 probes both v6 lengths (/48 index 0, /32 index 1) */
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x01)].probe, 0x3);
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x02)].probe, 0);
+	fp_flt_image__free(&img);
+	/* a v6 /16 with one longer prefix is probed: inline is IPv4 only */
+	build("drop src 2001:db8:1::/48\n", &img);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x01)].probe, 0x1);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x01)].lplen, 0);
 	fp_flt_image__free(&img);
 }
 
