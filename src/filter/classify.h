@@ -250,7 +250,7 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 
 /* Folds one label (its length byte and bytes, <= 64) into h, 8 bytes at a
  * time: the hash of include/fastpath/abi.h. buf has 8 bytes of slack. */
-__attribute__((noinline)) __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 off, __u64 h)
+static __always_inline __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 off, __u64 h)
 {
 	const __u8 *buf;
 	__u32 len;
@@ -305,8 +305,8 @@ static __always_inline long qh_one_label(__u32 j, void *arg)
 FP_LATE(qh_one_label)
 
 /* The packet's name from label offset `start` equals the table's name,
- * compared word by word (a global function: verified once, on its own). */
-__attribute__((noinline)) int fp_flt_qn_equal(const struct fp_pkt *pkt, __u32 start,
+ * compared word by word. */
+static __always_inline int fp_flt_qn_equal(const struct fp_pkt *pkt, __u32 start,
 					       const struct fp_flt_qname_val *v)
 {
 	__u32 len;
