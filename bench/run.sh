@@ -6,14 +6,15 @@
 #
 #   bench/run.sh [--quick]       --quick: 1 round of 2 s, repeat 100,000 (a smoke run)
 #
-# Environment: ROUNDS (6), WINDOW (5 s), REPEAT (1000000), DOC (docs/benchmarks.md).
+# Environment: ROUNDS (6), WINDOW (5 s), SHARED_ROUNDS (4, of filter_rate.sh -s),
+# REPEAT (1000000), DOC (docs/benchmarks.md).
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
-ROUNDS=${ROUNDS:-6} WINDOW=${WINDOW:-5} REPEAT=${REPEAT:-1000000}
+ROUNDS=${ROUNDS:-6} WINDOW=${WINDOW:-5} REPEAT=${REPEAT:-1000000} SHARED_ROUNDS=${SHARED_ROUNDS:-4}
 DOC=${DOC:-docs/benchmarks.md}
 if [[ ${1:-} == --quick ]]; then
-	ROUNDS=1 WINDOW=2 REPEAT=100000
+	ROUNDS=1 WINDOW=2 REPEAT=100000 SHARED_ROUNDS=1
 fi
 [[ $(id -u) == 0 ]] || { echo "bench: needs root (BPF, namespaces)" >&2; exit 77; }
 for b in build/fastpath build/bench/filter_cost build/bench/xdp_drop_attach; do
@@ -67,6 +68,9 @@ cat "$TMP/apply.md"
 log "filter_rate ($ROUNDS rounds of $WINDOW s)"
 bash bench/filter_rate.sh -r "$ROUNDS" -w "$WINDOW" -o "$TMP/rate.md" >/dev/null || exit 1
 cat "$TMP/rate.md"
+log "filter_rate -s (shared CPU: receive cost per packet, $SHARED_ROUNDS rounds of 3 s)"
+bash bench/filter_rate.sh -s -r "$SHARED_ROUNDS" -w 3 -o "$TMP/rate_s.md" >/dev/null || exit 1
+cat "$TMP/rate_s.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
@@ -104,6 +108,17 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "\`page_pool_put_unrefed_netmem\` on both CPUs); a slow round shows up in both columns."
 	echo
 	cat "$TMP/rate.md"
+	echo
+	echo "### Receive cost per packet on veth, generator and receiver on one CPU"
+	echo
+	echo "Command: \`bench/filter_rate.sh -s -r $SHARED_ROUNDS -w 3\`. The same lab and targets, with the"
+	echo "generator on CPU1 beside the receiver's NAPI kthread, which preempts it after every batch"
+	echo "it sends: the ring never fills, nothing is refused and no other CPU returns frames into"
+	echo "the page pool, so there is no contended mode and the receiver's ns/packet is its receive"
+	echo "cost alone (the column to compare; capacity = 1e3 / ns). The rate column is what one CPU"
+	echo "does for both ends, not a drop rate."
+	echo
+	cat "$TMP/rate_s.md"
 	echo
 	echo "### Installing 10,000 rules"
 	echo
