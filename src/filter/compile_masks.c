@@ -14,6 +14,7 @@
  *   long prefix is near costs no hash probe.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,25 +42,15 @@ static const struct {
 };
 #define N_CM_FIELDS (sizeof(cm_fields) / sizeof(cm_fields[0]))
 
-/* Tuples (as mask bits) whose fields lack `term`. */
-static uint64_t not_using(const struct fp_flt_image *img, uint32_t term)
+/* Tuples (as mask bits) whose fields have one of `terms` (with) or none
+ * of them. Bit 63 stands for all tuples from 63 up: it is set when any of
+ * them qualifies, so a word never drops one of those tuples. */
+static uint64_t tuples_where(const struct fp_flt_image *img, uint32_t terms, bool with)
 {
 	uint64_t m = 0;
 
 	for (uint32_t t = 0; t < img->cfg.n_tuples; t++)
-		if (!(img->cfg.tuples[t].fields & term))
-			m |= tuple_bit(t);
-	return m;
-}
-
-/* Tuples (as mask bits; bit 63: any tuple from 63 up) whose fields have
- * one of `terms`. */
-static uint64_t using(const struct fp_flt_image *img, uint32_t terms)
-{
-	uint64_t m = 0;
-
-	for (uint32_t t = 0; t < img->cfg.n_tuples; t++)
-		if (img->cfg.tuples[t].fields & terms)
+		if (!!(img->cfg.tuples[t].fields & terms) == with)
 			m |= tuple_bit(t);
 	return m;
 }
@@ -99,13 +90,13 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 	if (!cm)
 		return -ENOMEM;
 	for (size_t j = 0; j < N_CM_FIELDS; j++) {
-		img->cfg.cm_zero[cm_fields[j].z] = not_using(img, cm_fields[j].term);
-		img->cfg.cm_uses[cm_fields[j].z] = using(img, cm_fields[j].term);
+		img->cfg.cm_zero[cm_fields[j].z] = tuples_where(img, cm_fields[j].term, false);
+		img->cfg.cm_uses[cm_fields[j].z] = tuples_where(img, cm_fields[j].term, true);
 		fill(cm + cm_fields[j].base, cm_fields[j].n, img->cfg.cm_zero[cm_fields[j].z]);
 	}
-	img->cfg.dns_uses = using(img, FP_T_QNAME | FP_T_QTYPE);
-	fill(proto, 257, not_using(img, FP_T_PROTO));
-	fill(l3, 3, not_using(img, FP_T_L3));
+	img->cfg.dns_uses = tuples_where(img, FP_T_QNAME | FP_T_QTYPE, true);
+	fill(proto, 257, tuples_where(img, FP_T_PROTO, false));
+	fill(l3, 3, tuples_where(img, FP_T_L3, false));
 
 	for (size_t i = 0; i < set->n; i++) {
 		const struct fp_rule *r = &set->rules[i];
