@@ -45,7 +45,7 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-FP=$REPO/build/fastpath
+FP=${FP_BIN:-$REPO/build/fastpath}
 ATTACH=$REPO/build/bench/xdp_drop_attach
 COST=$REPO/build/bench/filter_cost
 ROUNDS=4 WINDOW=5 OUT= GEN_CPU=0

@@ -2,7 +2,8 @@
 /*
  * Loading, pinning, opening and unloading the pipeline of one interface.
  * Layout under ROOT/IFACE (mode 0700 dirs, 0600 pins): the programs fp_entry
- * and fp_filter, and every map by its name.
+ * (the attached one: fp_entry_filter, parse and filter in one) and fp_filter
+ * (the stage slot's), and every map by its name.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -70,7 +71,7 @@ static struct fp_filter *filter_new(void)
 
 	if (!f)
 		return NULL;
-	f->entry_fd = f->filter_fd = f->stages_fd = f->meta_fd = -1;
+	f->entry_fd = f->filter_fd = f->generic_entry_fd = f->stages_fd = f->meta_fd = -1;
 	f->state_fd = f->stats_fd = f->lim_fd = f->last_fd = -1;
 	f->dump_fd = f->ring_fd = f->smp_fd = f->dcfg_fd = -1;
 	for (int i = 0; i < GM_MAX; i++)
@@ -174,7 +175,8 @@ static int load_objects(struct fp_filter *f, bool test_mode, unsigned bits, char
 		snprintf(err, errlen, "loading the dump stage failed: %s", strerror(-ret));
 		return ret;
 	}
-	f->entry_fd = bpf_program__fd(f->entry_skel->progs.fp_entry);
+	f->entry_fd = bpf_program__fd(f->filter_skel->progs.fp_entry_filter);
+	f->generic_entry_fd = bpf_program__fd(f->entry_skel->progs.fp_entry);
 	f->filter_fd = bpf_program__fd(f->filter_skel->progs.fp_filter);
 	f->stages_fd = bpf_map__fd(f->entry_skel->maps.fp_stages);
 	f->meta_fd = bpf_map__fd(f->entry_skel->maps.fp_meta);

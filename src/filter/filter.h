@@ -49,6 +49,12 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set,
 int fp_filter__run(struct fp_filter *f, const void *frame, size_t len,
 		   uint32_t *verdict, uint32_t *rule);
 
+/* The same through the generic entry program and the filter's stage slot,
+ * the path a packet takes behind a dump stage (-EINVAL unless this process
+ * loaded the programs). */
+int fp_filter__run_staged(struct fp_filter *f, const void *frame, size_t len,
+			  uint32_t *verdict, uint32_t *rule);
+
 struct fp_filter_rule_info {
 	char text[FP_RULE_TEXT];     /* canonical, id explicit */
 	struct fp_rule_cnt total;    /* summed over CPUs */

@@ -178,8 +178,8 @@ out:
 	return ret;
 }
 
-int fp_filter__run(struct fp_filter *f, const void *frame, size_t len, uint32_t *verdict,
-		   uint32_t *rule)
+static int run_prog(struct fp_filter *f, int prog_fd, const void *frame, size_t len,
+		    uint32_t *verdict, uint32_t *rule)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len, .repeat = 1);
 	struct fp_flt_last before = { 0 }, after = { 0 };
@@ -189,13 +189,27 @@ int fp_filter__run(struct fp_filter *f, const void *frame, size_t len, uint32_t 
 	if (len < 14)
 		return -EINVAL;
 	bpf_map_lookup_elem(f->last_fd, &zero, &before);
-	ret = bpf_prog_test_run_opts(f->entry_fd, &opts);
+	ret = bpf_prog_test_run_opts(prog_fd, &opts);
 	if (ret)
 		return -errno;
 	*verdict = opts.retval;
 	bpf_map_lookup_elem(f->last_fd, &zero, &after);
 	*rule = after.seq != before.seq ? after.rule : FP_FLT_NO_RULE;
 	return 0;
+}
+
+int fp_filter__run(struct fp_filter *f, const void *frame, size_t len, uint32_t *verdict,
+		   uint32_t *rule)
+{
+	return run_prog(f, f->entry_fd, frame, len, verdict, rule);
+}
+
+int fp_filter__run_staged(struct fp_filter *f, const void *frame, size_t len,
+			  uint32_t *verdict, uint32_t *rule)
+{
+	if (f->generic_entry_fd < 0)
+		return -EINVAL;
+	return run_prog(f, f->generic_entry_fd, frame, len, verdict, rule);
 }
 
 /*

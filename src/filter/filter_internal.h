@@ -8,7 +8,8 @@
 enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_QNAMES, GM_MAX };
 
 struct fp_filter {
-	int entry_fd, filter_fd;          /* programs */
+	int entry_fd, filter_fd;          /* programs: attached (fp_entry_filter), stage */
+	int generic_entry_fd;             /* fp_entry; -1 unless this process loaded it */
 	int stages_fd, meta_fd, state_fd, stats_fd, lim_fd, last_fd;
 	int dump_fd;                      /* the dump stage program (slot 0 when active) */
 	int ring_fd, smp_fd, dcfg_fd;     /* fp_ring, fp_smp_stats, fp_dump_cfg */

@@ -3,7 +3,9 @@
  * Differential test: the real XDP pipeline (BPF_PROG_TEST_RUN) against the
  * plain-C reference matcher, on random rule sets and random frames (valid,
  * edge and malformed). Every frame must get the same deciding rule (or the
- * default) and, for drop/pass rules and the default, the same verdict.
+ * default) and, for drop/pass rules and the default, the same verdict; and
+ * the same from the attached program (parse and filter in one) as from the
+ * generic entry and the stage slot.
  *
  * FP_DIFF_SETS / FP_DIFF_PACKETS scale it (default 120 sets x 1000 frames
  * = 120,000 frames). A mismatch prints the seed, the set and the frame.
@@ -104,7 +106,7 @@ static void test_random_sets(void **state)
 		for (unsigned i = 0; i < per; i++) {
 			uint8_t frame[PKT_MAX];
 			struct rng pr;
-			uint32_t verdict, rule;
+			uint32_t verdict, rule, sv, srule;
 			size_t len;
 			long want;
 
@@ -114,6 +116,16 @@ static void test_random_sets(void **state)
 				continue; /* BPF_PROG_TEST_RUN takes whole Ethernet headers */
 			want = fp_ref__classify(&set, frame, len);
 			assert_int_equal(fp_filter__run(f, frame, len, &verdict, &rule), 0);
+			assert_int_equal(fp_filter__run_staged(f, frame, len, &sv, &srule), 0);
+			/* a limit rule's bucket is spent by both runs: rule only */
+			if (srule != rule || (sv != verdict && (want < 0 ||
+						set.rules[want].action != FP_ACT_LIMIT))) {
+				fprintf(stderr, "STAGED set %u packet %u: fused verdict %u rule %d, "
+					"entry + stage verdict %u rule %d\n", s, i, verdict,
+					(int)rule, sv, (int)srule);
+				dump_case(&set, frame, len);
+				fail();
+			}
 			checked++;
 			matched += want >= 0;
 			if ((want < 0 && rule != FP_FLT_NO_RULE) || (want >= 0 && rule != (uint32_t)want)) {
