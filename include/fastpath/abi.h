@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 10
+#define FP_ABI_VERSION 11
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -303,20 +303,19 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_key) == 28);
 #define FP_FLAT_BITS_DEFAULT 18      /* about 100,000 keys or prefixes */
 #define FP_FLAT_M        0x9e3779b97f4a7c15ULL
 
-static inline __u64 fp_flat_mix(__u64 h, __u64 w)
-{
-	h = (h ^ w) * FP_FLAT_M;
-	return h ^ (h >> 31);
-}
-
+/*
+ * Four independent multiplies summed, then one xor-shift-multiply: the
+ * products overlap in the CPU where a chain of mixes (each waiting on the
+ * last) cost a packet ~7 ns per probe in NAPI. The top bits, which pick the
+ * slot, depend on every input bit: the shift folds each product's high half
+ * onto the low, the last multiply spreads it up.
+ */
 static inline __u64 fp_flat_hash(__u64 a, __u64 b, __u64 c, __u64 d)
 {
-	__u64 h = 0x243f6a8885a308d3ULL;
+	__u64 h = (a ^ 0x243f6a8885a308d3ULL) * FP_FLAT_M + b * 0xc2b2ae3d27d4eb4fULL +
+		  c * 0x165667b19e3779f9ULL + d * 0xd6e8feb86659fd93ULL;
 
-	h = fp_flat_mix(h, a);
-	h = fp_flat_mix(h, b);
-	h = fp_flat_mix(h, c);
-	h = fp_flat_mix(h, d);
+	h ^= h >> 32;
 	return h * FP_FLAT_M;
 }
 
