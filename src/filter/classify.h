@@ -18,12 +18,10 @@
 
 struct fp_cls {
 	__u64 cand;       /* tuples left to probe (fp_flt_cmask bits) */
-	__u64 kw[4];      /* the packet's fp_flt_key words, every field filled
+	__u64 kw[4];      /* the packet's fp_flt_key words, every field it has
 			   * (outer VLAN tag); a tuple's key is kw & its kmask */
 	__u32 present;    /* FP_T_* bits the packet can satisfy */
-	__u32 src, dst, qname;
-	__u16 sport, dport, len, ttl;
-	__u16 vlan[2];    /* classes of the outer and inner tag */
+	__u32 vlan1;      /* class of the other tag of QinQ, when both have one */
 };
 
 /* The current packet's classes, per CPU: off the stack, which three

@@ -40,30 +40,37 @@ static __always_inline __u32 addr_field(struct fp_pkt *pkt, const struct fp_flt_
 }
 
 /*
- * The packet's classes for every field the generation uses (c zeroed), and
- * the tuples they leave (c->cand): the AND of one mask word per field. A
- * range field's word comes with its class, a short prefix's with the
- * prefilter entry, a field the packet lacks reads its class-0 word from
- * gencfg. The cheap fields go first; the costly ones (an address may need a
- * hash probe, the DNS name a parse and a probe per label) only while a
- * tuple left uses them: a tuple that does not use a field is in every one
- * of its mask words, so skipping the field changes nothing. Then the
- * packet's key words (c->kw), from which each tuple's key is four ANDs.
- * Inlined: as a global function it cost every packet a call and the spills
- * around it.
+ * The packet's classes for every field the generation uses, and the tuples
+ * they leave (c->cand): the AND of one mask word per field. A range field's
+ * word comes with its class, a short prefix's with the prefilter entry, a
+ * field the packet lacks reads its class-0 word from gencfg. The cheap
+ * fields go first; the costly ones (an address may need a hash probe, the
+ * DNS name a parse and a probe per label) only while a tuple left uses
+ * them: a tuple that does not use a field is in every one of its mask
+ * words, so skipping the field changes nothing.
+ * Each class goes straight into the packet's key words (c->kw, from which a
+ * tuple's key is four ANDs) and its presence bit, held in registers: storing
+ * the classes and reading them back cost ~5 ns a packet in NAPI. Inlined: as
+ * a global function it cost every packet a call and the spills around it.
+ * A field the packet lacks leaves its key bits 0: tuples that need it are
+ * never probed.
  */
 static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pkt,
 					      const struct fp_flt_gencfg *g, __u32 gen,
 					      struct fp_cls *c)
 {
-	__u32 use, have;
-	__u64 m = ~0ULL;
+	__u32 use, have, pres = 0, cls;
+	__u64 m = ~0ULL, kw0, kw1 = 0, kw2 = 0, kw3 = 0;
 
 	if (!pkt || !g || !c)
 		return 0;
 	gen &= 1;
 	use = g->use;
 	have = pkt->have;
+	/* struct fp_flt_key as little-endian words: tuple l3 proto flags vlan
+	 * sport | dport len ttl qtype | src dst | qname */
+	kw0 = (__u64)pkt->l3 << 8 | (__u64)pkt->proto << 16 | (__u64)pkt->tcp_flags << 24;
+	c->vlan1 = 0;
 	if (use & (FP_T_L3 | FP_T_PROTO)) {
 		__u32 l3 = !(have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1;
 
@@ -71,17 +78,21 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 			   l3 * 257 + (have & FP_HAVE_PROTO ? pkt->proto : 256));
 	}
 	if (have & FP_HAVE_L3) {
-		c->present |= FP_T_L3;
-		if (have & FP_HAVE_FRAG)
-			c->present |= FP_T_FRAG;
+		pres |= FP_T_L3 | (have & FP_HAVE_FRAG ? FP_T_FRAG : 0);
 		if (use & FP_T_LEN) {
+			cls = 0;
 			if (pkt->len <= 0xffff) /* no rule's range passes 65535 */
-				c->len = cls_at(gen, FP_CLS_LEN + pkt->len, &m);
+				cls = cls_at(gen, FP_CLS_LEN + pkt->len, &m);
 			else
 				m &= g->cm_zero[FP_CMF_LEN];
+			kw1 |= (__u64)cls << 16;
+			pres |= cls ? FP_T_LEN : 0;
 		}
-		if (use & FP_T_TTL)
-			c->ttl = cls_at(gen, FP_CLS_TTL + pkt->ttl, &m);
+		if (use & FP_T_TTL) {
+			cls = cls_at(gen, FP_CLS_TTL + pkt->ttl, &m);
+			kw1 |= (__u64)cls << 32;
+			pres |= cls ? FP_T_TTL : 0;
+		}
 	} else {
 		if (use & FP_T_LEN)
 			m &= g->cm_zero[FP_CMF_LEN];
@@ -89,14 +100,20 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 			m &= g->cm_zero[FP_CMF_TTL];
 	}
 	if (have & FP_HAVE_PROTO)
-		c->present |= FP_T_PROTO;
+		pres |= FP_T_PROTO;
 	if (have & FP_HAVE_TCP)
-		c->present |= FP_T_FLAGS;
+		pres |= FP_T_FLAGS;
 	if (have & FP_HAVE_PORTS) {
-		if (use & FP_T_SPORT)
-			c->sport = cls_at(gen, FP_CLS_SPORT + pkt->sport, &m);
-		if (use & FP_T_DPORT)
-			c->dport = cls_at(gen, FP_CLS_DPORT + pkt->dport, &m);
+		if (use & FP_T_SPORT) {
+			cls = cls_at(gen, FP_CLS_SPORT + pkt->sport, &m);
+			kw0 |= (__u64)cls << 48;
+			pres |= cls ? FP_T_SPORT : 0;
+		}
+		if (use & FP_T_DPORT) {
+			cls = cls_at(gen, FP_CLS_DPORT + pkt->dport, &m);
+			kw1 |= cls;
+			pres |= cls ? FP_T_DPORT : 0;
+		}
 	} else {
 		if (use & FP_T_SPORT)
 			m &= g->cm_zero[FP_CMF_SPORT];
@@ -107,55 +124,60 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 		if (pkt->n_vlan) {
 			/* either tag may match: the union of the two tags' words */
 			__u64 m0 = ~0ULL, m1 = 0;
+			__u32 v0, v1 = 0;
 
-			c->vlan[0] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff), &m0);
+			v0 = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[0] & 0xfff), &m0);
 			if (pkt->n_vlan > 1) {
 				m1 = ~0ULL;
-				c->vlan[1] = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff), &m1);
+				v1 = cls_at(gen, FP_CLS_VLAN + (pkt->vlan[1] & 0xfff), &m1);
 			}
 			m &= m0 | m1;
-			if (c->vlan[1] == c->vlan[0])
-				c->vlan[1] = 0;
-			if (!c->vlan[0]) {
-				c->vlan[0] = c->vlan[1];
-				c->vlan[1] = 0;
+			if (v1 == v0)
+				v1 = 0;
+			if (!v0) {
+				v0 = v1;
+				v1 = 0;
 			}
+			kw0 |= (__u64)v0 << 32;
+			pres |= v0 ? FP_T_VLAN : 0;
+			c->vlan1 = v1;
 		} else {
 			m &= g->cm_zero[FP_CMF_VLAN];
 		}
 	}
 	/* the costly fields, while a tuple left uses them (no rule uses the
 	 * field: its uses word is 0) */
-	if (m & g->cm_uses[FP_CMF_SRC])
-		c->src = addr_field(pkt, g, gen, 0, &m);
-	if (m & g->cm_uses[FP_CMF_DST])
-		c->dst = addr_field(pkt, g, gen, 1, &m);
+	if (m & g->cm_uses[FP_CMF_SRC]) {
+		cls = addr_field(pkt, g, gen, 0, &m);
+		kw2 |= cls;
+		pres |= cls ? FP_T_SRC : 0;
+	}
+	if (m & g->cm_uses[FP_CMF_DST]) {
+		cls = addr_field(pkt, g, gen, 1, &m);
+		kw2 |= (__u64)cls << 32;
+		pres |= cls ? FP_T_DST : 0;
+	}
 	if (m & g->dns_uses) {
 		fp_parse_dns(ctx, pkt);
 		have = pkt->have;
-		if (have & FP_HAVE_DNS)
-			c->present |= FP_T_QTYPE;
+		if (have & FP_HAVE_DNS) {
+			pres |= FP_T_QTYPE;
+			kw1 |= (__u64)pkt->qtype << 48;
+		}
 		if (m & g->cm_uses[FP_CMF_QNAME]) {
-			if (have & FP_HAVE_DNS)
-				c->qname = fp_flt_qname_class(pkt, g, gen);
-			m &= c->qname ? cm_at(gen, FP_CM_QNAME, FP_CM_QNAME_N, c->qname) :
-					g->cm_zero[FP_CMF_QNAME];
+			cls = have & FP_HAVE_DNS ? fp_flt_qname_class(pkt, g, gen) : 0;
+			m &= cls ? cm_at(gen, FP_CM_QNAME, FP_CM_QNAME_N, cls) :
+				   g->cm_zero[FP_CMF_QNAME];
+			kw3 = cls;
+			pres |= cls ? FP_T_QNAME : 0;
 		}
 	}
-	c->present |= (c->src ? FP_T_SRC : 0) | (c->dst ? FP_T_DST : 0) |
-		      (c->sport ? FP_T_SPORT : 0) | (c->dport ? FP_T_DPORT : 0) |
-		      (c->len ? FP_T_LEN : 0) | (c->ttl ? FP_T_TTL : 0) |
-		      (c->vlan[0] ? FP_T_VLAN : 0) | (c->qname ? FP_T_QNAME : 0);
 	c->cand = m;
-	/* struct fp_flt_key as little-endian words: tuple l3 proto flags vlan
-	 * sport | dport len ttl qtype | src dst | qname. A field the packet
-	 * lacks may hold anything: tuples that need it are never probed. */
-	c->kw[0] = (__u64)pkt->l3 << 8 | (__u64)pkt->proto << 16 | (__u64)pkt->tcp_flags << 24 |
-		   (__u64)c->vlan[0] << 32 | (__u64)c->sport << 48;
-	c->kw[1] = (__u64)c->dport | (__u64)c->len << 16 | (__u64)c->ttl << 32 |
-		   (__u64)pkt->qtype << 48;
-	c->kw[2] = (__u64)c->src | (__u64)c->dst << 32;
-	c->kw[3] = c->qname;
+	c->present = pres;
+	c->kw[0] = kw0;
+	c->kw[1] = kw1;
+	c->kw[2] = kw2;
+	c->kw[3] = kw3;
 	return 0;
 }
 
@@ -195,9 +217,9 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	hit = flat_key_rule(w->gen, w->g->key_bits, &k);
 	if (hit < w->best)
 		w->best = hit;
-	if ((f & FP_T_VLAN) && c->vlan[1]) {
+	if ((f & FP_T_VLAN) && c->vlan1) {
 		/* QinQ with both tags named by rules: try the other tag too */
-		k.w0 = (k.w0 & ~(0xffffULL << 32)) | (__u64)c->vlan[1] << 32;
+		k.w0 = (k.w0 & ~(0xffffULL << 32)) | (__u64)c->vlan1 << 32;
 		hit = flat_key_rule(w->gen, w->g->key_bits, &k);
 		if (hit < w->best)
 			w->best = hit;
@@ -361,7 +383,6 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
-	__builtin_memset(c, 0, sizeof(*c));
 	fp_flt_classify(ctx, pkt, g, gen, c);
 	rule = fp_flt_first_match(pkt, g, gen, c);
 	if (rule < FP_MAX_RULES) {
