@@ -85,8 +85,9 @@ static __always_inline __u32 flat_home(const struct fp_words *k, __u32 bits)
 	return fp_flat_hash(k->w0, k->w1, k->w2, k->w3) >> ((64 - bits) & 63);
 }
 
-/* A tuple key's rule in generation gen of fp_flt_keys (FP_FLT_NO_RULE: none). */
-static __always_inline __u32 flat_key_rule(__u32 gen, __u32 bits, const struct fp_words *k)
+/* A tuple key's hit (FP_FLT_HIT) in generation gen of fp_flt_keys
+ * (FP_FLT_NO_RULE: none). */
+static __always_inline __u32 flat_key_hit(__u32 gen, __u32 bits, const struct fp_words *k)
 {
 	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
 

@@ -174,12 +174,17 @@ static int add_rule_keys(const struct fp_rule *r, uint32_t idx, uint8_t tuple,
 	}
 }
 
+static enum fp_flt_action flt_action(const struct fp_rule *r)
+{
+	return r->action == FP_ACT_DROP ? FP_FLT_DROP :
+	       r->action == FP_ACT_LIMIT ? FP_FLT_LIMIT : FP_FLT_PASS;
+}
+
 static void fill_rule(const struct fp_rule *r, struct fp_flt_rule *out, struct fp_flt_text *text)
 {
 	memset(out, 0, sizeof(*out));
 	fp_rule__format(r, text->text, sizeof(text->text));
-	out->action = r->action == FP_ACT_DROP ? FP_FLT_DROP :
-		      r->action == FP_ACT_LIMIT ? FP_FLT_LIMIT : FP_FLT_PASS;
+	out->action = flt_action(r);
 	out->by = r->by;
 	out->sample_n = r->sample_n;
 	out->ident = fp_rule_ident(text->text);
@@ -256,8 +261,8 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	}
 	ret = -ENOMEM;
 	img->keys = malloc((keys.n + 1) * sizeof(*img->keys));
-	img->key_rule = malloc((keys.n + 1) * sizeof(*img->key_rule));
-	if (!img->keys || !img->key_rule)
+	img->key_hit = malloc((keys.n + 1) * sizeof(*img->key_hit));
+	if (!img->keys || !img->key_hit)
 		goto out;
 	{
 		size_t pos = 0;
@@ -266,7 +271,7 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 
 		while (fp_htab__next(&keys, &pos, &k, &v)) {
 			memcpy(&img->keys[img->n_keys], k, sizeof(*img->keys));
-			img->key_rule[img->n_keys++] = v;
+			img->key_hit[img->n_keys++] = FP_FLT_HIT(v, flt_action(&set->rules[v]));
 		}
 	}
 	ret = build_flat(img);
@@ -301,7 +306,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->rules);
 	free(img->text);
 	free(img->keys);
-	free(img->key_rule);
+	free(img->key_hit);
 	free(img->addr);
 	free(img->addr_cls);
 	free(img->qn_key);

@@ -22,8 +22,8 @@ struct fp_flt_image {
 	struct fp_flt_rule *rules;         /* cfg.n_rules */
 	struct fp_flt_text *text;          /* cfg.n_rules canonical texts */
 	size_t n_keys;
-	struct fp_flt_key *keys;           /* tuple key -> key_rule[i] */
-	uint32_t *key_rule;
+	struct fp_flt_key *keys;           /* tuple key -> key_hit[i] (FP_FLT_HIT) */
+	uint32_t *key_hit;
 	size_t n_addr;
 	struct fp_flt_addr_key *addr;      /* address prefix -> addr_cls[i] */
 	uint32_t *addr_cls;

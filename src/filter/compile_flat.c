@@ -155,10 +155,10 @@ int build_flat(struct fp_flt_image *img)
 	int ret;
 
 	memset(&ek, 0, sizeof(ek));
-	ek.rule = FP_FLT_NO_RULE;
+	ek.hit = FP_FLT_NO_RULE;
 	memset(&ea, 0, sizeof(ea));
-	ret = build_table(img->keys, sizeof(struct fp_flt_key), img->key_rule, sizeof(uint32_t),
-			  img->n_keys, sizeof(ek), offsetof(struct fp_flt_key_slot, rule), &ek,
+	ret = build_table(img->keys, sizeof(struct fp_flt_key), img->key_hit, sizeof(uint32_t),
+			  img->n_keys, sizeof(ek), offsetof(struct fp_flt_key_slot, hit), &ek,
 			  FP_FLAT_MAX_BITS, &t, &img->cfg.key_bits);
 	if (ret)
 		return ret;

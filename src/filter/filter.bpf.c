@@ -187,7 +187,7 @@ struct tuple_walk {
 	const struct fp_cls *c;
 	__u32 gen;
 	__u64 cand;       /* candidate tuples below bit 63 not yet probed */
-	__u32 best;
+	__u32 best;       /* the lowest hit so far (FP_FLT_HIT) */
 	__u32 stop;       /* a tuple's first rule came after the best: done */
 };
 
@@ -204,7 +204,7 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 		return 1;
 	tu = &w->g->tuples[t];
 	f = tu->fields;
-	if (tu->min_rule >= w->best) {
+	if (tu->min_rule >= FP_FLT_HIT_RULE(w->best)) {
 		w->stop = 1;
 		return 1; /* tuples are sorted: nothing later can win */
 	}
@@ -214,13 +214,13 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	k.w1 = c->kw[1] & tu->kmask[1];
 	k.w2 = c->kw[2] & tu->kmask[2];
 	k.w3 = c->kw[3] & tu->kmask3;
-	hit = flat_key_rule(w->gen, w->g->key_bits, &k);
+	hit = flat_key_hit(w->gen, w->g->key_bits, &k);
 	if (hit < w->best)
 		w->best = hit;
 	if ((f & FP_T_VLAN) && c->vlan1) {
 		/* QinQ with both tags named by rules: try the other tag too */
 		k.w0 = (k.w0 & ~(0xffffULL << 32)) | (__u64)c->vlan1 << 32;
-		hit = flat_key_rule(w->gen, w->g->key_bits, &k);
+		hit = flat_key_hit(w->gen, w->g->key_bits, &k);
 		if (hit < w->best)
 			w->best = hit;
 	}
@@ -253,7 +253,8 @@ static __always_inline long tuple_probe_hi(__u32 i, void *arg)
 FP_LATE(tuple_probe_hi)
 
 /*
- * The first rule that matches, or FP_FLT_NO_RULE: one probe per tuple.
+ * The first rule that matches, as its hit (rule and action), or
+ * FP_FLT_NO_RULE: one probe per tuple.
  * Inlined, like classify and the DNS name helpers: a BPF-to-BPF call costs
  * a packet the call, the spills around it and a return through the SRSO
  * return thunk (about 4 ns for this one, 27 ns over a DNS name's labels),
@@ -331,19 +332,25 @@ __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
  * While a `fastpath dump` runs: the packets it selects (dump stage mark,
  * drops only, one rule), 1 in N of them: N from `dump --sample`, else the
  * rule's own `sample 1/N`, else all. Without a dump nothing is sampled, and
- * a packet pays one array lookup and a branch.
+ * a packet pays one array lookup and a branch. r: the rule, when the caller
+ * has looked it up already.
  */
 static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
-					 const struct fp_flt_rule *r, __u32 rule, __u32 verdict,
-					 __u16 serial, struct fp_rule_cnt *rc)
+					 const struct fp_flt_rule *r, __u32 gen, __u32 rule,
+					 __u32 verdict, __u16 serial, struct fp_rule_cnt *rc)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, idx;
 	struct fp_smp_stats *st;
 	struct fp_dump_cfg *d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
-	__u64 ident = r ? r->ident : 0;
+	__u64 ident;
 
 	if (!d || !d->active)
 		return 0;
+	if (!r && rule < FP_MAX_RULES) {
+		idx = (gen & 1) * FP_MAX_RULES + rule;
+		r = bpf_map_lookup_elem(&fp_flt_rules, &idx);
+	}
+	ident = r ? r->ident : 0;
 	if ((d->use_match && !pkt->dump_mark) || (d->drops_only && verdict != XDP_DROP) ||
 	    (d->rule_ident && d->rule_ident != ident))
 		return 0;
@@ -364,7 +371,7 @@ static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
  * to the next stage. */
 static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 {
-	__u32 zero = 0, gen, rule, verdict, stat, bytes, sampled;
+	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes, sampled;
 	struct fp_flt_state *st = bpf_map_lookup_elem(&fp_flt_state, &zero);
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
@@ -379,31 +386,31 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
-		maybe_sample(ctx, pkt, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial, 0);
+		maybe_sample(ctx, pkt, 0, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial, 0);
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
 	fp_flt_classify(ctx, pkt, g, gen, c);
-	rule = fp_flt_first_match(pkt, g, gen, c);
-	if (rule < FP_MAX_RULES) {
-		idx = gen * FP_MAX_RULES + rule;
-		r = bpf_map_lookup_elem(&fp_flt_rules, &idx);
-	}
-	if (!r) {
+	hit = fp_flt_first_match(pkt, g, gen, c);
+	rule = FP_FLT_HIT_RULE(hit);
+	if (rule >= FP_MAX_RULES) {
 		rule = FP_FLT_NO_RULE;
 		verdict = g->default_verdict == XDP_DROP ? XDP_DROP : XDP_PASS;
 		stat = verdict == XDP_DROP ? FP_FLT_ST_DEFAULT_DROP : FP_FLT_ST_DEFAULT_PASS;
-	} else if (r->action == FP_FLT_LIMIT) {
-		verdict = fp_flt_limit_conforms(r, pkt) ? XDP_PASS : XDP_DROP;
+	} else if (FP_FLT_HIT_ACTION(hit) == FP_FLT_LIMIT) {
+		/* only a limit rule reads its entry in fp_flt_rules */
+		idx = gen * FP_MAX_RULES + rule;
+		r = bpf_map_lookup_elem(&fp_flt_rules, &idx);
+		verdict = !r || fp_flt_limit_conforms(r, pkt) ? XDP_PASS : XDP_DROP;
 		stat = verdict == XDP_DROP ? FP_FLT_ST_LIMIT_DROP : FP_FLT_ST_LIMIT_PASS;
 	} else {
-		verdict = r->action == FP_FLT_DROP ? XDP_DROP : XDP_PASS;
+		verdict = FP_FLT_HIT_ACTION(hit) == FP_FLT_DROP ? XDP_DROP : XDP_PASS;
 		stat = verdict == XDP_DROP ? FP_FLT_ST_RULE_DROP : FP_FLT_ST_RULE_PASS;
 	}
 
 	idx = gen * FP_FLT_CNT_ENTRIES + (rule < FP_MAX_RULES ? rule : FP_MAX_RULES);
 	rc = bpf_map_lookup_elem(&fp_flt_cnt, &idx);
-	sampled = maybe_sample(ctx, pkt, r, rule, verdict, st->serial, rc);
+	sampled = maybe_sample(ctx, pkt, r, gen, rule, verdict, st->serial, rc);
 	if (rc) {
 		rc->packets++;
 		rc->bytes += bytes;

@@ -294,7 +294,7 @@ static void test_flat_capacity(void **state)
 	assert_int_equal(img.n_keys, 100000);
 	assert_true(img.cfg.key_bits <= FP_FLAT_BITS_DEFAULT);
 	for (uint32_t s = 0, n = 0; s < (1u << img.cfg.key_bits); s++) {
-		n += img.key_slots[s].rule != FP_FLT_NO_RULE;
+		n += img.key_slots[s].hit != FP_FLT_NO_RULE;
 		if (s + 1 == (1u << img.cfg.key_bits))
 			assert_int_equal(n, 100000);
 	}
