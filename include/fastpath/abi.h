@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 12
+#define FP_ABI_VERSION 13
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -92,8 +92,11 @@ struct fp_pkt {
 	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
 	__u8  qname[264];      /* first question's name, wire format, A-Z lowered;
 				* 8 bytes of slack so words can be read at any offset */
+	__u64 stage[6];        /* the running stage's own state for this packet
+				* (the filter's struct fp_cls): in the scratch the
+				* stage reads anyway, not a map of its own */
 };
-FP_ABI_ASSERT(sizeof(struct fp_pkt) == 464);
+FP_ABI_ASSERT(sizeof(struct fp_pkt) == 512);
 
 /* fp_meta: what is loaded on an interface (pinned with the pipeline). */
 struct fp_meta {
@@ -145,6 +148,7 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_tuple) == 40);
 
 /* Per generation: how to classify. */
 struct fp_flt_gencfg {
+	/* what every packet reads comes first, in the first cache lines */
 	__u32 n_rules;
 	__u32 n_tuples;        /* tuples[] sorted by min_rule */
 	__u32 use;             /* FP_T_* bits any rule uses */
@@ -153,23 +157,24 @@ struct fp_flt_gencfg {
 	__u8  key_bits;        /* fp_flt_keys has 2^key_bits slots */
 	__u8  addr_bits;       /* fp_flt_addr has 2^addr_bits slots */
 	__u8  qn_bits;         /* fp_flt_qname has 2^qn_bits slots */
-	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
-	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
+	__u32 qn_max_depth;    /* deepest node (FP_DNS_LABELS_MAX when >= 64) */
+	/* by enum fp_cm_field: the tuples that use the field (bit 63: any
+	 * tuple from 63 up does), and those that use qname or qtype; the
+	 * stage skips a costly field no tuple left uses */
+	__u64 dns_uses;
+	__u64 cm_uses[8];
+	/* fp_flt_cmask's class-0 words (tuples without the field), by enum
+	 * fp_cm_field: a packet lacking a field costs no lookup */
+	__u64 cm_zero[8];
 	/* DNS name nodes by depth (labels, root included): bit d - 1 for depth d,
 	 * bit 63 for 64 and deeper; [0] exact names, [1] wildcard suffixes. The
 	 * stage hashes and probes only the suffixes of those depths. */
 	__u64 qn_depth[2];
-	__u32 qn_max_depth;    /* deepest node (FP_DNS_LABELS_MAX when >= 64) */
-	__u32 pad2;
-	/* fp_flt_cmask's class-0 words (tuples without the field), by enum
-	 * fp_cm_field: a packet lacking a field costs no lookup */
-	__u64 cm_zero[8];
-	/* by enum fp_cm_field: the tuples that use the field (bit 63: any
-	 * tuple from 63 up does), and those that use qname or qtype; the
-	 * stage skips a costly field no tuple left uses */
-	__u64 cm_uses[8];
-	__u64 dns_uses;
+	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
+	__u8  pad[4];
+	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
 };
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, tuples) % 8 == 0);
 
 enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN,
 		   FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME };

@@ -23,15 +23,8 @@ struct fp_cls {
 	__u32 present;    /* FP_T_* bits the packet can satisfy */
 	__u32 vlan1;      /* class of the other tag of QinQ, when both have one */
 };
-
-/* The current packet's classes, per CPU: off the stack, which three
- * nested calls share (512 bytes in all). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fp_cls);
-} fp_flt_cls_buf SEC(".maps");
+_Static_assert(sizeof(struct fp_cls) <= sizeof(((struct fp_pkt *)0)->stage),
+	       "struct fp_cls lives in fp_pkt.stage");
 
 /* Generation gen's class of value index idx (FP_CLS_*), ANDs its mask into *m. */
 static __always_inline __u32 cls_at(__u32 gen, __u32 idx, __u64 *m)

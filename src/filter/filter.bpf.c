@@ -376,11 +376,12 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
 	struct fp_rule_cnt *rc = 0;
-	struct fp_cls *c = bpf_map_lookup_elem(&fp_flt_cls_buf, &zero);
+	struct fp_cls *c;
 	__u32 idx;
 
-	if (!pkt || !st || !c)
+	if (!pkt || !st)
 		return XDP_PASS;
+	c = (struct fp_cls *)pkt->stage;
 	bytes = pkt->pkt_len;
 	gen = st->gen & 1;
 	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
