@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 13
+#define FP_ABI_VERSION 14
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -176,8 +176,11 @@ struct fp_flt_gencfg {
 };
 FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, tuples) % 8 == 0);
 
-enum fp_cm_field { FP_CMF_SPORT, FP_CMF_DPORT, FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN,
-		   FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME };
+/* The costly fields first: the stage reads their cm_uses words for every
+ * packet, and then they share gencfg's first cache line with the header. */
+enum fp_cm_field { FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME, FP_CMF_SPORT, FP_CMF_DPORT,
+		   FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN };
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, cm_uses) + 8 * (FP_CMF_QNAME + 1) <= 64);
 
 /*
  * fp_flt_cls: per generation, one entry per value of sport, dport, len (each
