@@ -191,39 +191,48 @@ struct tuple_walk {
 	__u32 stop;       /* a tuple's first rule came after the best: done */
 };
 
-/* Probe tuple t: the first rule of that shape matching the packet's classes. */
-static __always_inline long tuple_probe(__u32 t, void *arg)
+/* Tuple tu (index t): the lower of best and the hit of the first rule of
+ * that shape matching the packet's classes. */
+static __always_inline __u32 probe_tuple(const struct fp_flt_gencfg *g, const struct fp_cls *c,
+					 __u32 gen, const struct fp_flt_tuple *tu, __u32 t,
+					 __u32 best)
 {
-	struct tuple_walk *w = arg;
-	const struct fp_cls *c = w->c;
-	const struct fp_flt_tuple *tu;
 	struct fp_words k;
-	__u32 f, hit;
+	__u32 f = tu->fields, hit;
 
-	if (t >= FP_MAX_TUPLES)
-		return 1;
-	tu = &w->g->tuples[t];
-	f = tu->fields;
-	if (tu->min_rule >= FP_FLT_HIT_RULE(w->best)) {
-		w->stop = 1;
-		return 1; /* tuples are sorted: nothing later can win */
-	}
 	if (f & ~c->present)
-		return 0; /* a field this shape needs is absent */
+		return best; /* a field this shape needs is absent */
 	k.w0 = (c->kw[0] & tu->kmask[0]) | t;
 	k.w1 = c->kw[1] & tu->kmask[1];
 	k.w2 = c->kw[2] & tu->kmask[2];
 	k.w3 = c->kw[3] & tu->kmask3;
-	hit = flat_key_hit(w->gen, w->g->key_bits, &k);
-	if (hit < w->best)
-		w->best = hit;
+	hit = flat_key_hit(gen, g->key_bits, &k);
+	if (hit < best)
+		best = hit;
 	if ((f & FP_T_VLAN) && c->vlan1) {
 		/* QinQ with both tags named by rules: try the other tag too */
 		k.w0 = (k.w0 & ~(0xffffULL << 32)) | (__u64)c->vlan1 << 32;
-		hit = flat_key_hit(w->gen, w->g->key_bits, &k);
-		if (hit < w->best)
-			w->best = hit;
+		hit = flat_key_hit(gen, g->key_bits, &k);
+		if (hit < best)
+			best = hit;
 	}
+	return best;
+}
+
+/* The walk's step: probe tuple t, or stop where no later tuple can win. */
+static __always_inline long tuple_probe(__u32 t, void *arg)
+{
+	struct tuple_walk *w = arg;
+	const struct fp_flt_tuple *tu;
+
+	if (t >= FP_MAX_TUPLES)
+		return 1;
+	tu = &w->g->tuples[t];
+	if (tu->min_rule >= FP_FLT_HIT_RULE(w->best)) {
+		w->stop = 1;
+		return 1; /* tuples are sorted: nothing later can win */
+	}
+	w->best = probe_tuple(w->g, w->c, w->gen, tu, t, w->best);
 	return 0;
 }
 
@@ -258,9 +267,9 @@ FP_LATE(tuple_probe_hi)
  * Inlined, like classify and the DNS name helpers: a BPF-to-BPF call costs
  * a packet the call, the spills around it and a return through the SRSO
  * return thunk (about 4 ns for this one, 27 ns over a DNS name's labels),
- * for 0.13 s more verification at load (~470,000 instructions processed of
- * the 1,000,000 allowed; the combined stack of the callback chains is the
- * other limit, 512 bytes).
+ * for more verification at load (each of fp_filter and fp_entry_filter:
+ * ~650,000 instructions processed of the 1,000,000 allowed; the combined
+ * stack of the callback chains is the other limit, 512 bytes).
  */
 static __always_inline __u32 fp_flt_first_match(struct fp_pkt *pkt,
 						   const struct fp_flt_gencfg *g, __u32 gen,
@@ -273,6 +282,15 @@ static __always_inline __u32 fp_flt_first_match(struct fp_pkt *pkt,
 	if (!pkt || !g || !c)
 		return FP_FLT_NO_RULE;
 	w.cand = c->cand & ~hi;
+	if (w.cand && !(w.cand & (w.cand - 1)) && !(c->cand & hi)) {
+		/* one candidate (a flood that only its rule's shape fits): probed
+		 * with everything in registers, not through the walk's struct,
+		 * whose address the bpf_loop fallback makes it keep on the stack */
+		__u32 t = fp_ctz64(w.cand);
+
+		return probe_tuple(g, c, gen & 1, &g->tuples[t & (FP_MAX_TUPLES - 1)], t,
+				   FP_FLT_NO_RULE);
+	}
 	w.stop = 0;
 	if (w.cand)
 		FP_LOOP(FP_CM_TUPLE_BITS - 1, tuple_next, &w);
