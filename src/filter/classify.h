@@ -212,9 +212,9 @@ FP_LATE(addr_probe)
 static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g, __u32 tbl,
 					const __u8 *addr, __u64 *m)
 {
-	struct addr_walk w = { .gen = gen, .g = g, .addr = addr, .tbl = tbl & 3 };
 	__u32 idx = gen * FP_PRE_ENTRIES + ((tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1]);
 	struct fp_flt_pre *e = bpf_map_lookup_elem(&fp_flt_pre, &idx);
+	struct addr_walk w;
 
 	if (!e)
 		return 0;
@@ -226,18 +226,23 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 			*m &= e->lmask;
 			return e->lcls;
 		}
-		*m &= e->mask;
-		return e->cls;
-	}
-	w.cls = e->cls;
-	w.probe = e->probe;
-	if (w.probe)
+	} else if (e->probe) {
+		/* the walk's struct (on the stack: bpf_loop takes its address)
+		 * only for the packets that probe */
+		w.gen = gen;
+		w.g = g;
+		w.addr = addr;
+		w.tbl = tbl & 3;
+		w.cls = e->cls;
+		w.probe = e->probe;
 		FP_LOOP(FP_MAX_PLENS, addr_probe, &w);
-	if (w.cls == e->cls)
-		*m &= e->mask;
-	else
-		*m &= cm_at(gen, tbl & 1 ? FP_CM_DST : FP_CM_SRC, FP_CM_ADDR_N, w.cls);
-	return w.cls;
+		if (w.cls != e->cls) {
+			*m &= cm_at(gen, tbl & 1 ? FP_CM_DST : FP_CM_SRC, FP_CM_ADDR_N, w.cls);
+			return w.cls;
+		}
+	}
+	*m &= e->mask; /* no longer prefix holds: the /16's answer */
+	return e->cls;
 }
 
 /* Folds one label (its length byte and bytes, <= 64) into h, 8 bytes at a
