@@ -84,7 +84,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "### Cost per packet (BPF_PROG_TEST_RUN)"
 	echo
 	echo "Command: \`build/bench/filter_cost --repeat $REPEAT --rounds 9\`. The fastpath figures are the whole"
-	echo "pipeline (entry parse + tail call + filter) opened with \`fp_filter__open_test\`, which also"
+	echo "pipeline as attached (\`fp_entry_filter\`: the entry parse and the filter in one program) opened with \`fp_filter__open_test\`, which also"
 	echo "records each decision for \`filter test\` (one extra map write). The xdp-filter rows run its"
 	echo "own objects (\`xdpfilt_alw_all.o\`, \`xdpfilt_alw_udp.o\`) with \`port 11211 -m dst -p udp\` in"
 	echo "its map; it cannot match DNS names, so it passes the water-torture query."
