@@ -37,6 +37,31 @@ made_by() {
 	echo "load average $load_before before and $load_after after (other work on the machine shows up as noise)."
 }
 
+# goals TABLE.md rate|ns: the issue's goals for fastpath at 10,000 rules,
+# computed from a filter_rate.sh table (rate: Mpps column; ns: receiver
+# ns/packet, lower is better, so the ratio is theirs / ours).
+goals() {
+	awk -F'|' -v by="$2" '
+	function num(x) { gsub(/[ *]/, "", x); return x + 0 }
+	/^\| fastpath, 10,000 rules/ { fr = num($3); fn = num($6) }
+	/^\| xdp-filter -f all/      { xr = num($3); xn = num($6) }
+	/^\| nftables/               { nr = num($3); nn = num($6) }
+	/^\| bare/                   { br = num($3); bn = num($6) }
+	END {
+		if (!fr || !fn || !xn || !nn) exit
+		printf "Goals, fastpath at 10,000 rules: "
+		if (by == "rate")
+			printf "vs xdp-filter -f all **%.2fx** by rate, %.2fx by receiver ns (goal >= 1); " \
+			       "vs nftables **%.2fx** by rate, %.2fx by receiver ns (goal >= 4); " \
+			       "vs bare XDP_DROP %.2fx by rate (stretch >= 0.95).\n",
+			       fr / xr, xn / fn, fr / nr, nn / fn, fr / br
+		else
+			printf "vs xdp-filter -f all **%.2fx** by receiver ns (goal >= 1); " \
+			       "vs nftables **%.2fx** (goal >= 4); vs bare XDP_DROP %.2fx (stretch >= 0.95).\n",
+			       xn / fn, nn / fn, bn / fn
+	}' "$1"
+}
+
 # splice NAME FILE: FILE replaces what lies between NAME's begin and end
 # markers in $DOC (appended when $DOC has none); the rest of $DOC is kept.
 splice() {
@@ -109,6 +134,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	cat "$TMP/rate.md"
 	echo
+	goals "$TMP/rate.md" rate
+	echo
 	echo "### Receive cost per packet on veth, generator and receiver on one CPU"
 	echo
 	echo "Command: \`bench/filter_rate.sh -s -r $SHARED_ROUNDS -w 3\`. The same lab and targets, with the"
@@ -119,6 +146,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "does for both ends, not a drop rate."
 	echo
 	cat "$TMP/rate_s.md"
+	echo
+	goals "$TMP/rate_s.md" ns
 	echo
 	echo "### Installing 10,000 rules"
 	echo
