@@ -78,6 +78,18 @@ static int build_cls_ent(struct fp_flt_image *img)
 			x->mask = img->cmask[r->cm_base + x->cls];
 		}
 	}
+	for (uint32_t c = 0; c < 4; c++) {
+		/* IPv4 or IPv6, TCP or UDP: see FP_CLS_DPORT_L4 */
+		uint64_t l3proto = img->cmask[FP_CM_L3PROTO + (1 + c / 2) * 257 +
+					      (c & 1 ? 17 : 6)];
+
+		for (uint32_t v = 0; v < 65536; v++) {
+			struct fp_flt_cls_ent *x = &e[FP_CLS_DPORT_L4 + c * 65536 + v];
+
+			*x = e[FP_CLS_DPORT + v];
+			x->mask &= l3proto;
+		}
+	}
 	img->cls_ent = e;
 	return 0;
 }

@@ -71,7 +71,8 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 	 * sport | dport len ttl qtype | src dst | qname */
 	kw0 = (__u64)pkt->l3 << 8 | (__u64)pkt->proto << 16 | (__u64)pkt->tcp_flags << 24;
 	c->vlan1 = 0;
-	if (use & (FP_T_L3 | FP_T_PROTO)) {
+	/* a TCP or UDP packet's dport entry carries the L3PROTO word too */
+	if ((use & (FP_T_L3 | FP_T_PROTO)) && !((use & FP_T_DPORT) && (have & FP_HAVE_PORTS))) {
 		__u32 l3 = !(have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1;
 
 		m &= cm_at(gen, FP_CM_L3PROTO, FP_CM_L3PROTO_N,
@@ -110,7 +111,8 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 			pres |= cls ? FP_T_SPORT : 0;
 		}
 		if (use & FP_T_DPORT) {
-			cls = cls_at(gen, FP_CLS_DPORT + pkt->dport, &m);
+			cls = cls_at(gen, FP_CLS_DPORT_L4 + (((pkt->l3 == 6) << 1 |
+					(pkt->proto == IPPROTO_UDP)) << 16) + pkt->dport, &m);
 			kw1 |= cls;
 			pres |= cls ? FP_T_DPORT : 0;
 		}

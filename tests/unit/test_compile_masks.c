@@ -164,6 +164,22 @@ static void test_tuple_masks(void **state)
 		assert_int_equal(e->mask, img.cmask[FP_CM_DPORT + e->cls]);
 	}
 	assert_int_equal(img.cls_ent[FP_CLS_DPORT + 11211].mask, t_dport | t_src);
+	/* dport by (v4|v6) x (tcp|udp): the L3PROTO word folded in; the qname
+	 * tuple is UDP only, so TCP to port 53 leaves only {src} */
+	for (uint32_t c = 0; c < 4; c++) {
+		uint64_t l3proto = img.cmask[FP_CM_L3PROTO + (1 + c / 2) * 257 + (c & 1 ? 17 : 6)];
+
+		for (uint32_t port = 0; port < 65536; port += 97) {
+			const struct fp_flt_cls_ent *e = &img.cls_ent[FP_CLS_DPORT_L4 + c * 65536 + port];
+
+			assert_int_equal(e->cls, img.cls[FP_CLS_DPORT + port]);
+			assert_int_equal(e->mask, img.cls_ent[FP_CLS_DPORT + port].mask & l3proto);
+		}
+	}
+	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 0 * 65536 + 53].mask, t_src);
+	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 1 * 65536 + 53].mask, t_qname | t_src);
+	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 2 * 65536 + 53].mask, t_src);
+	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 3 * 65536 + 53].mask, t_qname | t_src);
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC4, 192, 0)].mask, img.cfg.cm_zero[FP_CMF_SRC]);
 	/* a qname class: only the qname tuple needs it */
 	assert_int_equal(img.cmask[FP_CM_QNAME + 0], t_dport | t_src);
