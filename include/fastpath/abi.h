@@ -202,7 +202,9 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
 /* dport again, once per (IPv4, IPv6) x (TCP, UDP), entry (l3 == 6) * 2 +
  * (proto == UDP): the mask is the dport class's word ANDed with the
  * L3PROTO word, so a TCP or UDP packet's dport read does the work of the
- * L3PROTO read too (one cache line fewer on the packet's critical path) */
+ * L3PROTO read too (one cache line fewer on the packet's critical path).
+ * The stage reads only these copies of dport; FP_CLS_DPORT's entries are
+ * what they are made from. */
 #define FP_CLS_DPORT_L4 200960
 #define FP_CLS_ENTRIES (FP_CLS_DPORT_L4 + 4 * 65536)
 
