@@ -55,16 +55,23 @@ static __always_inline struct fp_pkt *fp_pkt_get(void)
 }
 
 /*
- * Hands the packet to the first non-empty stage after `from`; XDP_PASS when
- * none is left. A tail call does not return when it succeeds.
+ * Hands the packet to the first non-empty stage in slots [first, end);
+ * returns when all of them are empty. A tail call does not return when it
+ * succeeds.
  */
-static __always_inline int fp_next_stage(struct xdp_md *ctx, int from)
+static __always_inline void fp_try_stages(struct xdp_md *ctx, int first, int end)
 {
 #pragma unroll
 	for (__u32 slot = 0; slot < FP_STAGE_MAX; slot++) {
-		if ((int)slot > from)
+		if ((int)slot >= first && (int)slot < end)
 			bpf_tail_call(ctx, &fp_stages, slot);
 	}
+}
+
+/* The first non-empty stage after `from`; XDP_PASS when none is left. */
+static __always_inline int fp_next_stage(struct xdp_md *ctx, int from)
+{
+	fp_try_stages(ctx, from + 1, FP_STAGE_MAX);
 	return XDP_PASS;
 }
 

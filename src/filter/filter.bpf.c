@@ -477,9 +477,7 @@ int fp_entry_filter(struct xdp_md *ctx)
 	if (!pkt)
 		return XDP_PASS;
 	fp_parse(ctx, pkt);
-#pragma unroll
-	for (__u32 slot = 0; slot < FP_STAGE_FILTER; slot++)
-		bpf_tail_call(ctx, &fp_stages, slot);
+	fp_try_stages(ctx, 0, FP_STAGE_FILTER);
 	return filter_run(ctx, pkt);
 }
 
