@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 15
+#define FP_ABI_VERSION 16
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -89,12 +89,12 @@ struct fp_pkt {
 	__u16 pad;
 	__u8  src[16];         /* IPv4 in src[0..3] */
 	__u8  dst[16];
-	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
-	__u8  qname[264];      /* first question's name, wire format, A-Z lowered;
-				* 8 bytes of slack so words can be read at any offset */
 	__u64 stage[6];        /* the running stage's own state for this packet
 				* (the filter's struct fp_cls): in the scratch the
 				* stage reads anyway, not a map of its own */
+	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
+	__u8  qname[264];      /* first question's name, wire format, A-Z lowered;
+				* 8 bytes of slack so words can be read at any offset */
 };
 FP_ABI_ASSERT(sizeof(struct fp_pkt) == 512);
 
@@ -141,16 +141,21 @@ struct fp_flt_tuple {
 	__u64 kmask[3];
 	__u32 kmask3;
 	__u32 fields;          /* FP_T_* */
-	__u32 min_rule;        /* lowest rule index with an entry in this tuple */
-	__u32 pad;
 };
-FP_ABI_ASSERT(sizeof(struct fp_flt_tuple) == 40);
+FP_ABI_ASSERT(sizeof(struct fp_flt_tuple) == 32); /* half a cache line */
+
+/* The costly fields first: the stage reads their cm_uses words for every
+ * packet (only theirs: only they are skipped), and then they share
+ * gencfg's first cache line with the header. */
+enum fp_cm_field { FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME, FP_CMF_SPORT, FP_CMF_DPORT,
+		   FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN };
+#define FP_CMF_N_COSTLY 3
 
 /* Per generation: how to classify. */
 struct fp_flt_gencfg {
 	/* what every packet reads comes first, in the first cache lines */
 	__u32 n_rules;
-	__u32 n_tuples;        /* tuples[] sorted by min_rule */
+	__u32 n_tuples;        /* tuples[] sorted by tuple_min_rule */
 	__u32 use;             /* FP_T_* bits any rule uses */
 	__u8  default_verdict; /* XDP_PASS or XDP_DROP */
 	__u8  n_plen[4];       /* per fp_addr_tbl */
@@ -162,25 +167,33 @@ struct fp_flt_gencfg {
 	 * tuple from 63 up does), and those that use qname or qtype; the
 	 * stage skips a costly field no tuple left uses */
 	__u64 dns_uses;
-	__u64 cm_uses[8];
+	__u64 cm_uses[FP_CMF_N_COSTLY];
+	/* len and ttl: the values some rule covers lie in [span[0], span[1]]
+	 * (empty: [1, 0]); a packet's value outside has class 0 and costs no
+	 * lookup (the usual ttl and len rules cover a corner: ttl 0-3, len
+	 * over 1200) */
+	__u16 len_span[2];
+	__u16 ttl_span[2];
 	/* fp_flt_cmask's class-0 words (tuples without the field), by enum
-	 * fp_cm_field: a packet lacking a field costs no lookup */
+	 * fp_cm_field: a packet lacking a field, or with a len or ttl outside
+	 * its span, costs no lookup. The second cache line. */
 	__u64 cm_zero[8];
 	/* DNS name nodes by depth (labels, root included): bit d - 1 for depth d,
 	 * bit 63 for 64 and deeper; [0] exact names, [1] wildcard suffixes. The
 	 * stage hashes and probes only the suffixes of those depths. */
 	__u64 qn_depth[2];
 	__u8  plen[4][FP_MAX_PLENS];   /* per table, longest first */
-	__u8  pad[4];
+	__u8  pad[44];
+	/* aligned: a tuple the stage probes is one cache line (the map is
+	 * mmapable and the size a multiple of 64, so each generation starts on a line) */
 	struct fp_flt_tuple tuples[FP_MAX_TUPLES];
+	__u32 tuple_min_rule[FP_MAX_TUPLES]; /* lowest rule index with an entry in each tuple */
 };
-FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, tuples) % 8 == 0);
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, tuples) % 64 == 0);
+FP_ABI_ASSERT(sizeof(struct fp_flt_gencfg) % 64 == 0);
 
-/* The costly fields first: the stage reads their cm_uses words for every
- * packet, and then they share gencfg's first cache line with the header. */
-enum fp_cm_field { FP_CMF_SRC, FP_CMF_DST, FP_CMF_QNAME, FP_CMF_SPORT, FP_CMF_DPORT,
-		   FP_CMF_LEN, FP_CMF_TTL, FP_CMF_VLAN };
-FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, cm_uses) + 8 * (FP_CMF_QNAME + 1) <= 64);
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, ttl_span) + 4 <= 64);
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, cm_zero) == 64);
 
 /*
  * fp_flt_cls: per generation, one entry per value of sport, dport, len (each

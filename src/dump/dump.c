@@ -259,6 +259,8 @@ static void deactivate(struct fp_dump *d)
 	struct fp_dump_cfg off = { 0 };
 	__u32 zero = 0, slot = FP_STAGE_DUMP;
 
+	/* slot before config, the reverse of the start: fp_entry_filter
+	 * tries the slot only while the config says use_match */
 	if (d->slot0) {
 		bpf_map_delete_elem(d->f->stages_fd, &slot);
 		d->slot0 = false;

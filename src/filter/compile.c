@@ -42,8 +42,7 @@ struct tshape {
 
 /* A tuple's fields and its key masks: fp_flt_key with every bit the tuple
  * looks at set, as the words the stage ANDs the packet's key words with. */
-static void tuple_init(struct fp_flt_tuple *t, uint32_t fields, uint8_t flags_mask,
-		       uint32_t min_rule)
+static void tuple_init(struct fp_flt_tuple *t, uint32_t fields, uint8_t flags_mask)
 {
 	struct fp_flt_key k = { 0 };
 	uint64_t w[4] = { 0 };
@@ -74,7 +73,7 @@ static void tuple_init(struct fp_flt_tuple *t, uint32_t fields, uint8_t flags_ma
 		k.qname = 0xffffffff;
 	memcpy(w, &k, sizeof(k));
 	*t = (struct fp_flt_tuple){ .kmask = { w[0], w[1], w[2] }, .kmask3 = (uint32_t)w[3],
-				    .fields = fields, .min_rule = min_rule };
+				    .fields = fields };
 }
 
 /* Tuples in order of their first rule, so the stage can stop early. */
@@ -104,13 +103,14 @@ static int build_tuples(const struct fp_ruleset *set, struct fp_flt_image *img,
 				fp_htab__free(&shapes);
 				return -ENOMEM;
 			}
-			tuple_init(&img->cfg.tuples[n], s.fields, s.flags_mask, i);
+			tuple_init(&img->cfg.tuples[n], s.fields, s.flags_mask);
+			img->cfg.tuple_min_rule[n] = i;
 			rule_tuple[i] = n++;
 		} else {
 			rule_tuple[i] = *t;
 		}
 	}
-	/* first appearance order is already ascending min_rule */
+	/* first appearance order is already ascending tuple_min_rule */
 	img->cfg.n_tuples = n;
 	fp_htab__free(&shapes);
 	return 0;

@@ -61,6 +61,20 @@ static void fill(uint64_t *v, uint32_t n, uint64_t m)
 		v[i] = m;
 }
 
+/* The values of a range field that some rule covers lie in [lo, hi]
+ * ([1, 0] when none does): gencfg's len_span and ttl_span. */
+static void span(const struct fp_flt_image *img, uint32_t base, uint32_t domain, __u16 out[2])
+{
+	uint32_t lo = 0, hi = domain;
+
+	while (lo < domain && !img->cls[base + lo])
+		lo++;
+	while (hi > lo && !img->cls[base + hi - 1])
+		hi--;
+	out[0] = lo < domain ? lo : 1;
+	out[1] = lo < domain ? hi - 1 : 0;
+}
+
 /* fp_flt_cls as loaded: each value's class and that class's mask word. */
 static int build_cls_ent(struct fp_flt_image *img)
 {
@@ -91,6 +105,8 @@ static int build_cls_ent(struct fp_flt_image *img)
 		}
 	}
 	img->cls_ent = e;
+	span(img, FP_CLS_LEN, 65536, img->cfg.len_span);
+	span(img, FP_CLS_TTL, 256, img->cfg.ttl_span);
 	return 0;
 }
 
@@ -103,7 +119,8 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		return -ENOMEM;
 	for (size_t j = 0; j < N_CM_FIELDS; j++) {
 		img->cfg.cm_zero[cm_fields[j].z] = tuples_where(img, cm_fields[j].term, false);
-		img->cfg.cm_uses[cm_fields[j].z] = tuples_where(img, cm_fields[j].term, true);
+		if (cm_fields[j].z < FP_CMF_N_COSTLY)
+			img->cfg.cm_uses[cm_fields[j].z] = tuples_where(img, cm_fields[j].term, true);
 		fill(cm + cm_fields[j].base, cm_fields[j].n, img->cfg.cm_zero[cm_fields[j].z]);
 	}
 	img->cfg.dns_uses = tuples_where(img, FP_T_QNAME | FP_T_QTYPE, true);

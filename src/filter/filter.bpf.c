@@ -80,9 +80,11 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 	}
 	if (have & FP_HAVE_L3) {
 		pres |= FP_T_L3 | (have & FP_HAVE_FRAG ? FP_T_FRAG : 0);
+		/* a len or ttl outside the span some rule covers: class 0, and
+		 * the class-0 word from gencfg's second line, not a lookup */
 		if (use & FP_T_LEN) {
 			cls = 0;
-			if (pkt->len <= 0xffff) /* no rule's range passes 65535 */
+			if (pkt->len >= g->len_span[0] && pkt->len <= g->len_span[1])
 				cls = cls_at(gen, FP_CLS_LEN + pkt->len, &m);
 			else
 				m &= g->cm_zero[FP_CMF_LEN];
@@ -90,7 +92,11 @@ static __always_inline int fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *pk
 			pres |= cls ? FP_T_LEN : 0;
 		}
 		if (use & FP_T_TTL) {
-			cls = cls_at(gen, FP_CLS_TTL + pkt->ttl, &m);
+			cls = 0;
+			if (pkt->ttl >= g->ttl_span[0] && pkt->ttl <= g->ttl_span[1])
+				cls = cls_at(gen, FP_CLS_TTL + pkt->ttl, &m);
+			else
+				m &= g->cm_zero[FP_CMF_TTL];
 			kw1 |= (__u64)cls << 32;
 			pres |= cls ? FP_T_TTL : 0;
 		}
@@ -230,7 +236,7 @@ static __always_inline long tuple_probe(__u32 t, void *arg)
 	if (t >= FP_MAX_TUPLES)
 		return 1;
 	tu = &w->g->tuples[t];
-	if (tu->min_rule >= FP_FLT_HIT_RULE(w->best)) {
+	if (w->g->tuple_min_rule[t] >= FP_FLT_HIT_RULE(w->best)) {
 		w->stop = 1;
 		return 1; /* tuples are sorted: nothing later can win */
 	}
@@ -473,11 +479,18 @@ SEC("xdp")
 int fp_entry_filter(struct xdp_md *ctx)
 {
 	struct fp_pkt *pkt = fp_pkt_get();
+	struct fp_dump_cfg *d;
+	__u32 zero = 0;
 
 	if (!pkt)
 		return XDP_PASS;
 	fp_parse(ctx, pkt);
-	fp_try_stages(ctx, 0, FP_STAGE_FILTER);
+	/* only a `dump --match` fills the dump slot, after it writes this
+	 * config and emptying it before it clears it (dump.c): the config's
+	 * line, which sampling reads anyway, spares the program array's */
+	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
+	if (d && d->use_match)
+		fp_try_stages(ctx, 0, FP_STAGE_FILTER);
 	return filter_run(ctx, pkt);
 }
 

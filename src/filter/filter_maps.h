@@ -37,7 +37,10 @@ struct {
 		__uint(value_size, vsz);              \
 	} name SEC(".maps")
 
-FP_GEN_MAP(fp_flt_gcfg, BPF_MAP_TYPE_ARRAY, 1, sizeof(struct fp_flt_gencfg), 0);
+/* mmapable for its alignment: the entries start on a page and are a whole
+ * number of cache lines (abi.h), so each generation begins on a line and
+ * gencfg's cache lines are the ones its layout plans */
+FP_GEN_MAP(fp_flt_gcfg, BPF_MAP_TYPE_ARRAY, 1, sizeof(struct fp_flt_gencfg), BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_cls, BPF_MAP_TYPE_ARRAY, FP_CLS_ENTRIES, sizeof(struct fp_flt_cls_ent),
 	   BPF_F_MMAPABLE);
 /* sized at load: 2 << flat_bits */

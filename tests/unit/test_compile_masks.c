@@ -187,13 +187,53 @@ static void test_tuple_masks(void **state)
 	assert_int_equal(img.cfg.cm_uses[FP_CMF_SRC], t_src);
 	assert_int_equal(img.cfg.cm_uses[FP_CMF_DST], 0);
 	assert_int_equal(img.cfg.cm_uses[FP_CMF_QNAME], t_qname);
-	assert_int_equal(img.cfg.cm_uses[FP_CMF_DPORT], t_dport | t_qname);
+	assert_int_equal(img.cfg.cm_zero[FP_CMF_DPORT], t_src);
 	assert_int_equal(img.cfg.dns_uses, t_qname);
 	/* DNS depth: *.example.com is a wildcard whose suffix has 3 labels */
 	assert_int_equal(img.cfg.qn_depth[FP_QN_WILD], 1ull << 2);
 	assert_int_equal(img.cfg.qn_depth[FP_QN_EXACT], 0);
 	assert_int_equal(img.cfg.qn_max_depth, 3);
 	fp_flt_image__free(&img);
+}
+
+/* len_span and ttl_span bound the values some rule covers: outside them
+ * the stage takes class 0 and cm_zero without a lookup, so every value
+ * outside must have class 0 and every covered value must lie inside. */
+static void test_len_ttl_span(void **state)
+{
+	static const struct {
+		const char *text;
+		unsigned len_lo, len_hi, ttl_lo, ttl_hi;
+	} cases[] = {
+		{ "drop ttl 0-3\ndrop udp len 1245-1500\ndrop ttl 7 len 60-70\n", 60, 1500, 0, 7 },
+		{ "drop ttl 255\ndrop len 65535\n", 65535, 65535, 255, 255 },
+		{ "drop udp dport 53\n", 1, 0, 1, 0 },
+		{ "drop len 0-65535 ttl 0-255\n", 0, 65535, 0, 255 },
+	};
+	struct fp_flt_image img;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		build(cases[i].text, &img);
+		assert_int_equal(img.cfg.len_span[0], cases[i].len_lo);
+		assert_int_equal(img.cfg.len_span[1], cases[i].len_hi);
+		assert_int_equal(img.cfg.ttl_span[0], cases[i].ttl_lo);
+		assert_int_equal(img.cfg.ttl_span[1], cases[i].ttl_hi);
+		for (uint32_t v = 0; v < 65536; v++) {
+			bool in = v >= img.cfg.len_span[0] && v <= img.cfg.len_span[1];
+
+			if (!in)
+				assert_int_equal(img.cls_ent[FP_CLS_LEN + v].cls, 0);
+			if (!in)
+				assert_int_equal(img.cls_ent[FP_CLS_LEN + v].mask,
+						 img.cfg.cm_zero[FP_CMF_LEN]);
+			in = v >= img.cfg.ttl_span[0] && v <= img.cfg.ttl_span[1];
+			if (v < 256 && !in)
+				assert_int_equal(img.cls_ent[FP_CLS_TTL + v].mask,
+						 img.cfg.cm_zero[FP_CMF_TTL]);
+		}
+		fp_flt_image__free(&img);
+	}
 }
 
 /* 70 shapes: tuples 63 and up share bit 63. */
@@ -329,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_prefilter_v6_and_default_route),
 		cmocka_unit_test(test_tuple_masks),
 		cmocka_unit_test(test_tuple_overflow_bit),
+		cmocka_unit_test(test_len_ttl_span),
 		cmocka_unit_test(test_flat_tables),
 	};
 
