@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 16
+#define FP_ABI_VERSION 17
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -204,7 +204,7 @@ FP_ABI_ASSERT(__builtin_offsetof(struct fp_flt_gencfg, cm_zero) == 64);
 struct fp_flt_cls_ent {
 	__u64 mask;
 	__u32 cls;
-	__u32 pad;
+	__u32 hit;             /* FP_CLS_DPORT_L4 only (else FP_FLT_NO_RULE): see there */
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
 #define FP_CLS_SPORT   0
@@ -217,7 +217,12 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
  * L3PROTO word, so a TCP or UDP packet's dport read does the work of the
  * L3PROTO read too (one cache line fewer on the packet's critical path).
  * The stage reads only these copies of dport; FP_CLS_DPORT's entries are
- * what they are made from. */
+ * what they are made from.
+ * A tuple whose fields are within ip/ip6, the protocol and dport (below
+ * tuple 63: "drop udp dport 11211") has its key fixed by the entry, so the
+ * compiler probes it once: the entry's hit is the lowest hit of those
+ * tuples for its (l3, protocol, port), FP_FLT_NO_RULE if none, and they are
+ * cleared from its mask. A packet that such a rule decides probes nothing. */
 #define FP_CLS_DPORT_L4 200960
 #define FP_CLS_ENTRIES (FP_CLS_DPORT_L4 + 4 * 65536)
 

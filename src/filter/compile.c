@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <linux/bpf.h>
 
 #include "filter/compile_internal.h"
@@ -180,6 +181,63 @@ static enum fp_flt_action flt_action(const struct fp_rule *r)
 	       r->action == FP_ACT_LIMIT ? FP_FLT_LIMIT : FP_FLT_PASS;
 }
 
+/*
+ * The tuples a FP_CLS_DPORT_L4 entry decides alone (fields within ip/ip6,
+ * protocol and dport; below tuple 63, whose bits are their own): their key
+ * is fixed by the entry, so each is probed here once per (l3, protocol,
+ * dport class), the lowest hit goes into the entry and their bits leave its
+ * mask (abi.h).
+ */
+static int fill_port_hits(const struct fp_ruleset *set, struct fp_flt_image *img,
+			  struct fp_htab *keys)
+{
+	const uint32_t alone = FP_T_L3 | FP_T_PROTO | FP_T_DPORT;
+	uint32_t n_cls = 0, *best;
+	uint64_t direct = 0;
+
+	for (uint32_t t = 0; t < img->cfg.n_tuples && t < FP_CM_TUPLE_BITS - 1; t++) {
+		uint32_t f = img->cfg.tuples[t].fields;
+
+		if ((f & FP_T_DPORT) && !(f & ~alone))
+			direct |= 1ull << t;
+	}
+	if (!direct)
+		return 0;
+	for (uint32_t v = 0; v < 65536; v++)
+		if (img->cls[FP_CLS_DPORT + v] > n_cls)
+			n_cls = img->cls[FP_CLS_DPORT + v];
+	best = malloc((n_cls + 1) * sizeof(*best));
+	if (!best)
+		return -ENOMEM;
+	for (uint32_t c = 0; c < 4; c++) {
+		/* entry (l3 == 6) * 2 + (proto == UDP) */
+		uint8_t l3 = c & 2 ? 6 : 4, proto = c & 1 ? IPPROTO_UDP : IPPROTO_TCP;
+		struct fp_flt_cls_ent *e = &img->cls_ent[FP_CLS_DPORT_L4 + c * 65536];
+
+		best[0] = FP_FLT_NO_RULE; /* class 0: no rule names the port */
+		for (uint32_t k = 1; k <= n_cls; k++) {
+			best[k] = FP_FLT_NO_RULE;
+			for (uint64_t d = direct; d; d &= d - 1) {
+				uint32_t t = (uint32_t)__builtin_ctzll(d), f = img->cfg.tuples[t].fields;
+				struct fp_flt_key key = { .tuple = t, .dport = k };
+				const uint32_t *rule;
+
+				key.l3 = f & FP_T_L3 ? l3 : 0;
+				key.proto = f & FP_T_PROTO ? proto : 0;
+				rule = fp_htab__find(keys, &key);
+				if (rule && FP_FLT_HIT(*rule, flt_action(&set->rules[*rule])) < best[k])
+					best[k] = FP_FLT_HIT(*rule, flt_action(&set->rules[*rule]));
+			}
+		}
+		for (uint32_t v = 0; v < 65536; v++) {
+			e[v].hit = best[img->cls[FP_CLS_DPORT + v]];
+			e[v].mask &= ~direct;
+		}
+	}
+	free(best);
+	return 0;
+}
+
 static void fill_rule(const struct fp_rule *r, struct fp_flt_rule *out, struct fp_flt_text *text)
 {
 	memset(out, 0, sizeof(*out));
@@ -259,6 +317,9 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 		if (ret)
 			goto out;
 	}
+	ret = fill_port_hits(set, img, &keys);
+	if (ret)
+		goto out;
 	ret = -ENOMEM;
 	img->keys = malloc((keys.n + 1) * sizeof(*img->keys));
 	img->key_hit = malloc((keys.n + 1) * sizeof(*img->key_hit));

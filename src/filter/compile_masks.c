@@ -90,6 +90,7 @@ static int build_cls_ent(struct fp_flt_image *img)
 
 			x->cls = img->cls[r->cls_base + v];
 			x->mask = img->cmask[r->cm_base + x->cls];
+			x->hit = FP_FLT_NO_RULE;
 		}
 	}
 	for (uint32_t c = 0; c < 4; c++) {

@@ -173,9 +173,22 @@ static void test_tuple_masks(void **state)
 			const struct fp_flt_cls_ent *e = &img.cls_ent[FP_CLS_DPORT_L4 + c * 65536 + port];
 
 			assert_int_equal(e->cls, img.cls[FP_CLS_DPORT + port]);
-			assert_int_equal(e->mask, img.cls_ent[FP_CLS_DPORT + port].mask & l3proto);
+			/* {proto dport} is decided by the entry's hit, not probed */
+			assert_int_equal(e->mask,
+					 img.cls_ent[FP_CLS_DPORT + port].mask & l3proto & ~t_dport);
 		}
 	}
+	/* the entry's hit: udp dport 11211 (rule 0) for UDP only, tcp dport
+	 * 80-90 (rule 3) for TCP only; port 53's rule needs its qname probed */
+	for (uint32_t c = 0; c < 4; c++) {
+		const struct fp_flt_cls_ent *e = &img.cls_ent[FP_CLS_DPORT_L4 + c * 65536];
+
+		assert_int_equal(e[11211].hit, c & 1 ? FP_FLT_HIT(0, FP_FLT_DROP) : FP_FLT_NO_RULE);
+		assert_int_equal(e[85].hit, c & 1 ? FP_FLT_NO_RULE : FP_FLT_HIT(3, FP_FLT_DROP));
+		assert_int_equal(e[53].hit, FP_FLT_NO_RULE);
+		assert_int_equal(e[9].hit, FP_FLT_NO_RULE);
+	}
+	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 1 * 65536 + 11211].mask, t_src);
 	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 0 * 65536 + 53].mask, t_src);
 	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 1 * 65536 + 53].mask, t_qname | t_src);
 	assert_int_equal(img.cls_ent[FP_CLS_DPORT_L4 + 2 * 65536 + 53].mask, t_src);
