@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 17
+#define FP_ABI_VERSION 18
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -119,11 +119,16 @@ FP_ABI_ASSERT(sizeof(struct fp_meta) == 24);
  * The one-index flip: which generation of rule maps is live. Each rule map
  * holds two generations side by side; generation g's entries of a map of
  * N entries per generation are [g * N, g * N + N). serial 0: no rule set
- * applied yet.
+ * applied yet. dump: what a running `fastpath dump` asks of the filter
+ * (FP_FLT_DUMP_*), a copy of fp_dump_cfg's flags in the line every packet
+ * reads anyway, so that without a dump no packet reads fp_dump_cfg.
+ * Mmapable: `apply` writes gen, serial and applied_ns and the dump writes
+ * dump, each its own fields, neither the other's.
  */
+enum { FP_FLT_DUMP_ACTIVE = 1, FP_FLT_DUMP_MATCH = 2 };
 struct fp_flt_state {
 	__u32 gen;             /* 0 or 1 */
-	__u32 pad;
+	__u32 dump;            /* FP_FLT_DUMP_*: sample (fp_dump_cfg says how); try the dump slot */
 	__u64 serial;          /* applies so far (generation number shown to users) */
 	__u64 applied_ns;      /* CLOCK_REALTIME of the last apply */
 };

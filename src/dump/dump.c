@@ -238,6 +238,12 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 		}
 		d->slot0 = true;
 	}
+	/* the filter reads its state's flags, not the config: set last */
+	ret = fp_filter__set_dump(f, FP_FLT_DUMP_ACTIVE | (o->match ? FP_FLT_DUMP_MATCH : 0));
+	if (ret) {
+		snprintf(err, errlen, "starting the dump failed: %s", strerror(-ret));
+		goto fail;
+	}
 	*out = d;
 	return 0;
 fail:
@@ -259,8 +265,9 @@ static void deactivate(struct fp_dump *d)
 	struct fp_dump_cfg off = { 0 };
 	__u32 zero = 0, slot = FP_STAGE_DUMP;
 
-	/* slot before config, the reverse of the start: fp_entry_filter
-	 * tries the slot only while the config says use_match */
+	/* the reverse of the start: the filter's flags, the slot, the config */
+	if (d->active || d->slot0)
+		fp_filter__set_dump(d->f, 0);
 	if (d->slot0) {
 		bpf_map_delete_elem(d->f->stages_fd, &slot);
 		d->slot0 = false;

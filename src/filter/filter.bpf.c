@@ -371,18 +371,21 @@ __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
  * While a `fastpath dump` runs: the packets it selects (dump stage mark,
  * drops only, one rule), 1 in N of them: N from `dump --sample`, else the
  * rule's own `sample 1/N`, else all. Without a dump nothing is sampled, and
- * a packet pays one array lookup and a branch. r: the rule, when the caller
- * has looked it up already.
+ * a packet pays a test of the state's dump flags. r: the rule, when the
+ * caller has looked it up already.
  */
 static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
-					 const struct fp_flt_rule *r, __u32 gen, __u32 rule,
-					 __u32 verdict, __u16 serial, struct fp_rule_cnt *rc)
+					 const struct fp_flt_state *fs, const struct fp_flt_rule *r,
+					 __u32 gen, __u32 rule, __u32 verdict, struct fp_rule_cnt *rc)
 {
 	__u32 zero = 0, idx;
 	struct fp_smp_stats *st;
-	struct fp_dump_cfg *d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
+	struct fp_dump_cfg *d;
 	__u64 ident;
 
+	if (!(fs->dump & FP_FLT_DUMP_ACTIVE))
+		return 0;
+	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
 	if (!d || !d->active)
 		return 0;
 	if (!r && rule < FP_MAX_RULES) {
@@ -403,15 +406,15 @@ static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
 	}
 	return fp_sample(ctx, pkt, d->snaplen, verdict, rule, ident,
 			 d->use_match ? FP_SMP_MATCH : d->sample_n ? FP_SMP_DUMP : FP_SMP_RULE,
-			 serial);
+			 fs->serial);
 }
 
 /* The stage: decide the packet parsed in *pkt, count it, drop it or hand it
- * to the next stage. */
-static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
+ * to the next stage. st: fp_flt_state. */
+static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
+				      const struct fp_flt_state *st)
 {
 	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes, sampled;
-	struct fp_flt_state *st = bpf_map_lookup_elem(&fp_flt_state, &zero);
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
 	struct fp_rule_cnt *rc = 0;
@@ -426,7 +429,7 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
-		maybe_sample(ctx, pkt, 0, 0, FP_FLT_NO_RULE, XDP_PASS, st->serial, 0);
+		maybe_sample(ctx, pkt, st, 0, 0, FP_FLT_NO_RULE, XDP_PASS, 0);
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
 	}
 
@@ -450,7 +453,7 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 
 	idx = gen * FP_FLT_CNT_ENTRIES + (rule < FP_MAX_RULES ? rule : FP_MAX_RULES);
 	rc = bpf_map_lookup_elem(&fp_flt_cnt, &idx);
-	sampled = maybe_sample(ctx, pkt, r, gen, rule, verdict, st->serial, rc);
+	sampled = maybe_sample(ctx, pkt, st, r, gen, rule, verdict, rc);
 	if (rc) {
 		rc->packets++;
 		rc->bytes += bytes;
@@ -477,7 +480,9 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt)
 SEC("xdp")
 int fp_filter(struct xdp_md *ctx)
 {
-	return filter_run(ctx, fp_pkt_get());
+	__u32 zero = 0;
+
+	return filter_run(ctx, fp_pkt_get(), bpf_map_lookup_elem(&fp_flt_state, &zero));
 }
 
 /*
@@ -492,19 +497,20 @@ SEC("xdp")
 int fp_entry_filter(struct xdp_md *ctx)
 {
 	struct fp_pkt *pkt = fp_pkt_get();
-	struct fp_dump_cfg *d;
+	struct fp_flt_state *st;
 	__u32 zero = 0;
 
 	if (!pkt)
 		return XDP_PASS;
 	fp_parse(ctx, pkt);
-	/* only a `dump --match` fills the dump slot, after it writes this
-	 * config and emptying it before it clears it (dump.c): the config's
-	 * line, which sampling reads anyway, spares the program array's */
-	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
-	if (d && d->use_match)
+	/* only a `dump --match` fills the dump slot, and it sets the match
+	 * flag after it fills the slot and clears it before it empties it
+	 * (dump.c): the state's line, which the filter reads anyway, spares
+	 * the program array's */
+	st = bpf_map_lookup_elem(&fp_flt_state, &zero);
+	if (st && (st->dump & FP_FLT_DUMP_MATCH))
 		fp_try_stages(ctx, 0, FP_STAGE_FILTER);
-	return filter_run(ctx, pkt);
+	return filter_run(ctx, pkt, st);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

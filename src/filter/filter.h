@@ -81,6 +81,8 @@ void fp_filter_view__free(struct fp_filter_view *v);
 /* Rebuilds the live rule set as a struct (for add/del). */
 int fp_filter__ruleset(struct fp_filter *f, struct fp_ruleset *set, char *err, size_t errlen);
 
+/* Sets fp_flt_state.dump (FP_FLT_DUMP_*) for a dump starting or stopping. */
+int fp_filter__set_dump(struct fp_filter *f, __u32 flags);
 int fp_filter__entry_fd(const struct fp_filter *f);
 const char *fp_filter_stat__name(enum fp_flt_stat s);
 

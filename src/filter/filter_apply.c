@@ -33,6 +33,32 @@ static int mmap_fill(int fd, size_t first, const void *vals, size_t n, size_t vs
 	return 0;
 }
 
+/*
+ * fp_flt_state, mapped: `apply` writes gen, serial and applied_ns and a
+ * dump writes dump, each only its own fields, where a whole-value update
+ * from one could undo what the other wrote meanwhile.
+ */
+static struct fp_flt_state *state_map(struct fp_filter *f, size_t *len)
+{
+	void *m;
+
+	*len = (size_t)sysconf(_SC_PAGESIZE);
+	m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, f->state_fd, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
+
+int fp_filter__set_dump(struct fp_filter *f, __u32 flags)
+{
+	size_t len;
+	struct fp_flt_state *st = state_map(f, &len);
+
+	if (!st)
+		return -errno;
+	__atomic_store_n(&st->dump, flags, __ATOMIC_RELEASE);
+	munmap(st, len);
+	return 0;
+}
+
 /* Zeroes generation gen's counters of rules 0..n-1 and of the default. */
 static int counters_clear(int fd, __u32 gen, __u32 n)
 {
@@ -125,9 +151,10 @@ static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 
 int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *err, size_t errlen)
 {
 	struct fp_flt_image img;
-	struct fp_flt_state st;
+	struct fp_flt_state st, *live;
 	struct timespec ts;
 	__u32 zero = 0, spare;
+	size_t len;
 	int ret;
 
 	ret = fp_flt_image__build(set, &img, err, errlen);
@@ -162,16 +189,21 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 			 "unchanged", strerror(-ret));
 		goto out;
 	}
-	/* the flip: one write; every packet after it sees the whole new set */
-	clock_gettime(CLOCK_REALTIME, &ts);
-	st.gen = spare;
-	st.serial++;
-	st.applied_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	if (bpf_map_update_elem(f->state_fd, &zero, &st, 0)) {
+	/* the flip: one write of gen; every packet after it sees the whole new
+	 * set. serial after it: at the first apply a packet between the two
+	 * still counts as "no rules" */
+	live = state_map(f, &len);
+	if (!live) {
 		ret = -errno;
 		snprintf(err, errlen, "flipping to the new rule set failed: %s", strerror(-ret));
 		goto out;
 	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	__atomic_store_n(&live->gen, spare, __ATOMIC_RELEASE);
+	__atomic_store_n(&live->serial, st.serial + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&live->applied_ns, (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec,
+			 __ATOMIC_RELEASE);
+	munmap(live, len);
 	ret = 0;
 out:
 	fp_flt_image__free(&img);

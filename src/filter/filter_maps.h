@@ -13,9 +13,10 @@
 
 #define FP_FLT_LIM_ENTRIES 262144 /* limiter buckets (LRU: oldest keys go first) */
 
-/* Which generation is live. */
+/* Which generation is live; whether a dump runs. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct fp_flt_state);
