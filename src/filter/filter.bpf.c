@@ -191,12 +191,17 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 			pres |= cls ? FP_T_QNAME : 0;
 		}
 	}
+	/* the walk reads the key words only for tuples left: a packet the
+	 * fields decided (m == 0, a flood its rule's dport entry drops) skips
+	 * the stores */
 	c->cand = m;
-	c->present = pres;
-	c->kw[0] = kw0;
-	c->kw[1] = kw1;
-	c->kw[2] = kw2;
-	c->kw[3] = kw3;
+	if (m) {
+		c->present = pres;
+		c->kw[0] = kw0;
+		c->kw[1] = kw1;
+		c->kw[2] = kw2;
+		c->kw[3] = kw3;
+	}
 	return hit;
 }
 
