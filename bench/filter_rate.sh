@@ -175,8 +175,12 @@ measure() {
 		"$(awk -v c="$cpu_ns" -v h="$handled" 'BEGIN { print h ? c / h : 0 }')")"
 }
 
+# Each round starts one target further on: the host's speed drifts over
+# seconds, and no target should always run right after the same other one.
+read -ra TLIST <<<"$TARGETS"
 for (( round = 1; round <= ROUNDS; round++ )); do
-	for t in $TARGETS; do
+	for (( k = 0; k < ${#TLIST[@]}; k++ )); do
+		t=${TLIST[$(( (k + round - 1) % ${#TLIST[@]} ))]}
 		teardown "$t" >/dev/null 2>&1
 		if ! setup "$t" 2>"$TMP/setup.err"; then
 			log "$t: $(tail -n 3 "$TMP/setup.err" | tr "\n" " ")"
@@ -188,6 +192,31 @@ for (( round = 1; round <= ROUNDS; round++ )); do
 		teardown "$t"
 	done
 done
+
+# paired A B LABEL: A against B round by round (the two ran minutes apart
+# at most, so a slow spell of the host weighs on both): the median over
+# rounds of B's receiver ns / A's, and of A's rate / B's, with their spread.
+paired() {
+	awk -v a="$1" -v b="$2" -v label="$3" '
+	function med(v, n,    i, j, x) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$1 == a && $6 { ans[$2] = $10 / $6; ar[$2] = $3 }
+	$1 == b && $6 { bns[$2] = $10 / $6; br[$2] = $3 }
+	END {
+		for (r in ans) if ((r in bns) && ans[r] > 0 && br[r] > 0) {
+			n++; q[n] = bns[r] / ans[r]; p[n] = ar[r] / br[r]
+			if (n == 1 || q[n] < qmin) qmin = q[n]; if (q[n] > qmax) qmax = q[n]
+			if (n == 1 || p[n] < pmin) pmin = p[n]; if (p[n] > pmax) pmax = p[n]
+		}
+		if (!n) exit
+		printf "\nPaired by round, %s: receiver ns %.2fx (rounds %.2f-%.2f), " \
+		       "rate %.2fx (rounds %.2f-%.2f), median of %d rounds.\n",
+		       label, med(q, n), qmin, qmax, med(p, n), pmin, pmax, n
+	}' "$TMP/rounds"
+}
 
 # Summary: median of all seconds, spread of round medians, dropped share.
 {
@@ -217,7 +246,10 @@ done
 			}' "$TMP/rounds"
 	done
 	echo
-	echo "Rounds: $ROUNDS, window ${WINDOW} s each, targets interleaved in each round."
+	echo "Rounds: $ROUNDS, window ${WINDOW} s each, targets interleaved in each round" \
+	     "(each round starts one target further on)."
+	paired fp10k nft "fastpath at 10,000 rules vs nftables"
+	paired fp10k xdpf_all "fastpath at 10,000 rules vs xdp-filter -f all"
 } >"$TMP/summary.md"
 cat "$TMP/summary.md"
 [[ -n $OUT ]] && cp "$TMP/summary.md" "$OUT"
