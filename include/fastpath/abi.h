@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 18
+#define FP_ABI_VERSION 19
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -272,20 +272,27 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
  * can hit. An IPv4 /16 holding exactly one longer prefix (a blocklist's
  * lone /32 or /24) keeps it in the entry (lplen != 0, probe 0): the
  * address's last 16 bits are compared instead of probed.
+ * hit and lhit: the lowest hit (FP_FLT_HIT) of the tuples that cls and
+ * lcls decide alone (fields within ip/ip6 and this direction's address,
+ * below tuple 63), whose bits mask and lmask then leave out; FP_FLT_NO_RULE
+ * when none (a blocklist flood then costs no key probe, as a port flood).
  */
 struct fp_flt_pre {
 	__u64 probe;
-	__u64 mask;            /* cls's fp_flt_cmask word (SRC or DST region) */
+	__u64 mask;            /* cls's fp_flt_cmask word (SRC or DST region),
+				* without the bits of the tuples hit decides */
 	__u32 cls;
 	__u16 lo;              /* the long prefix's address bytes 2..3, big-endian
 				* value (addr[2] << 8 | addr[3]), masked to lplen */
 	__u8  lplen;           /* its length, 17..32; 0: none inline */
 	__u8  pad;
-	__u64 lmask;           /* its class's fp_flt_cmask word */
+	__u64 lmask;           /* its class's fp_flt_cmask word, as mask */
 	__u32 lcls;            /* its class */
+	__u32 lhit;            /* what lcls decides alone */
+	__u32 hit;             /* what cls decides alone */
 	__u32 pad2;
 };
-FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 40);
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 48);
 #define FP_PRE_ENTRIES (4u << 16)
 
 struct fp_flt_addr_key {

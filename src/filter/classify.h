@@ -215,10 +215,11 @@ FP_LATE(addr_probe)
  * Longest prefix of the address in the gen's table, as a class (its mask
  * word ANDed into *m): the prefilter entry of its /16 gives the answer of
  * the short prefixes and the longer lengths worth a hash probe (usually
- * none).
+ * none). An answer from the entry lowers *hit to what its class decides
+ * alone (abi.h); a probed class leaves those tuples to the walk.
  */
 static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g, __u32 tbl,
-					const __u8 *addr, __u64 *m)
+					const __u8 *addr, __u64 *m, __u32 *hit)
 {
 	__u32 idx = gen * FP_PRE_ENTRIES + ((tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1]);
 	struct fp_flt_pre *e = bpf_map_lookup_elem(&fp_flt_pre, &idx);
@@ -232,6 +233,8 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 
 		if (!((lo ^ e->lo) & (0xffffu << ((32 - e->lplen) & 15)) & 0xffff)) {
 			*m &= e->lmask;
+			if (e->lhit < *hit)
+				*hit = e->lhit;
 			return e->lcls;
 		}
 	} else if (e->probe) {
@@ -250,6 +253,8 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 		}
 	}
 	*m &= e->mask; /* no longer prefix holds: the /16's answer */
+	if (e->hit < *hit)
+		*hit = e->hit;
 	return e->cls;
 }
 
@@ -281,9 +286,9 @@ static __always_inline __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 off
 
 /* The class of the packet's source (tbl even) or destination address. */
 static __always_inline __u32 flt_addr_class(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					    __u32 gen, __u32 tbl, __u64 *m)
+					    __u32 gen, __u32 tbl, __u64 *m, __u32 *hit)
 {
-	return addr_class(gen, g, tbl, tbl & 1 ? pkt->dst : pkt->src, m);
+	return addr_class(gen, g, tbl, tbl & 1 ? pkt->dst : pkt->src, m, hit);
 }
 
 struct qh_walk {

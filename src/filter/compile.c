@@ -238,6 +238,81 @@ static int fill_port_hits(const struct fp_ruleset *set, struct fp_flt_image *img
 	return 0;
 }
 
+/* The lowest hit of the direct tuples (bits of direct) on a key that holds
+ * only l3 and address class cls (dst: the destination's), memoized. */
+static uint32_t addr_hit(const struct fp_ruleset *set, const struct fp_flt_image *img,
+			 struct fp_htab *keys, uint64_t direct, int dst, uint8_t l3, uint32_t cls,
+			 uint32_t *memo)
+{
+	uint32_t best = FP_FLT_NO_RULE;
+
+	if (!cls || cls >= FP_CM_ADDR_N)
+		return FP_FLT_NO_RULE;
+	if (memo[cls] != UINT32_MAX)
+		return memo[cls];
+	for (uint64_t d = direct; d; d &= d - 1) {
+		uint32_t t = (uint32_t)__builtin_ctzll(d), f = img->cfg.tuples[t].fields;
+		struct fp_flt_key key = { .tuple = t };
+		const uint32_t *rule;
+
+		key.l3 = f & FP_T_L3 ? l3 : 0;
+		if (dst)
+			key.dst = cls;
+		else
+			key.src = cls;
+		rule = fp_htab__find(keys, &key);
+		if (rule && FP_FLT_HIT(*rule, flt_action(&set->rules[*rule])) < best)
+			best = FP_FLT_HIT(*rule, flt_action(&set->rules[*rule]));
+	}
+	return memo[cls] = best;
+}
+
+/*
+ * The tuples an address prefilter entry decides alone (fields within ip/ip6
+ * and one address; below tuple 63): like fill_port_hits for the classes the
+ * entries answer with (cls and the inline lcls), per table, since the table
+ * fixes the family. A class found by a hash probe keeps its full mask word,
+ * and the walk probes those tuples as before.
+ */
+static int fill_addr_hits(const struct fp_ruleset *set, struct fp_flt_image *img,
+			  struct fp_htab *keys)
+{
+	uint64_t direct[2] = { 0, 0 };
+	uint32_t *memo;
+
+	for (uint32_t t = 0; t < img->cfg.n_tuples && t < FP_CM_TUPLE_BITS - 1; t++) {
+		uint32_t f = img->cfg.tuples[t].fields;
+
+		if ((f & FP_T_SRC) && !(f & ~(FP_T_L3 | FP_T_SRC)))
+			direct[0] |= 1ull << t;
+		if ((f & FP_T_DST) && !(f & ~(FP_T_L3 | FP_T_DST)))
+			direct[1] |= 1ull << t;
+	}
+	if (!direct[0] && !direct[1])
+		return 0;
+	/* one memo per table (4 x the classes of a direction) */
+	memo = malloc(4 * (size_t)FP_CM_ADDR_N * sizeof(*memo));
+	if (!memo)
+		return -ENOMEM;
+	memset(memo, 0xff, 4 * (size_t)FP_CM_ADDR_N * sizeof(*memo));
+	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++) {
+		struct fp_flt_pre *e = &img->pre[i];
+		uint32_t tbl = i >> 16, dst = tbl & 1, *m = memo + (size_t)tbl * FP_CM_ADDR_N;
+		uint8_t l3 = tbl >= FP_ADDR_SRC6 ? 6 : 4;
+
+		if (!direct[dst])
+			continue;
+		e->hit = addr_hit(set, img, keys, direct[dst], dst, l3, e->cls, m);
+		e->mask &= ~direct[dst];
+		if (e->lplen) {
+			e->lhit = addr_hit(set, img, keys, direct[dst], dst, l3, e->lcls, m);
+			e->lmask &= ~direct[dst];
+		}
+	}
+	free(memo);
+	return 0;
+}
+
 static void fill_rule(const struct fp_rule *r, struct fp_flt_rule *out, struct fp_flt_text *text)
 {
 	memset(out, 0, sizeof(*out));
@@ -318,6 +393,8 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 			goto out;
 	}
 	ret = fill_port_hits(set, img, &keys);
+	if (!ret)
+		ret = fill_addr_hits(set, img, &keys);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;

@@ -182,9 +182,12 @@ int build_prefilter(struct fp_flt_image *img)
 				pre[base + h].cls = img->addr_cls[i];
 		}
 	}
-	/* the short prefix's mask word, read when no longer prefix hits */
-	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++)
+	/* the short prefix's mask word, read when no longer prefix hits; what
+	 * the classes decide alone comes later (fill_addr_hits) */
+	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++) {
 		pre[i].mask = img->cmask[(i >> 16 & 1 ? FP_CM_DST : FP_CM_SRC) + pre[i].cls];
+		pre[i].hit = pre[i].lhit = FP_FLT_NO_RULE;
+	}
 	/* an IPv4 /16 with one longer prefix keeps it inline, unprobed */
 	uint8_t *n_long = calloc(FP_PRE_ENTRIES, 1);
 

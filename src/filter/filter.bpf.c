@@ -27,16 +27,17 @@ static __always_inline void count(void *map, __u32 idx, __u32 bytes)
 }
 
 /* The class of the packet's source (dst 0) or destination address, its
- * mask word ANDed into *m; a packet without IP takes the class-0 word. */
+ * mask word ANDed into *m and what it decides alone into *hit; a packet
+ * without IP takes the class-0 word. */
 static __always_inline __u32 addr_field(struct fp_pkt *pkt, const struct fp_flt_gencfg *g,
-					__u32 gen, __u32 dst, __u64 *m)
+					__u32 gen, __u32 dst, __u64 *m, __u32 *hit)
 {
 	if (!(pkt->have & FP_HAVE_L3)) {
 		*m &= g->cm_zero[dst ? FP_CMF_DST : FP_CMF_SRC];
 		return 0;
 	}
 	return flt_addr_class(pkt, g, gen, (dst ? FP_ADDR_DST4 : FP_ADDR_SRC4) +
-					   (pkt->l3 == 6 ? 2 : 0), m);
+					   (pkt->l3 == 6 ? 2 : 0), m, hit);
 }
 
 /*
@@ -123,7 +124,8 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 			struct fp_flt_cls_ent *e = bpf_map_lookup_elem(&fp_flt_cls, &i);
 
 			/* the entry decides the tuples of ip/ip6, protocol and dport
-			 * alone (their hit, their bits cleared: abi.h) */
+			 * alone (their hit, their bits cleared: abi.h); so do the
+			 * address prefilter entries for ip/ip6 and an address */
 			cls = 0;
 			if (e) {
 				m &= e->mask;
@@ -167,12 +169,12 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 	/* the costly fields, while a tuple left uses them (no rule uses the
 	 * field: its uses word is 0) */
 	if (m & g->cm_uses[FP_CMF_SRC]) {
-		cls = addr_field(pkt, g, gen, 0, &m);
+		cls = addr_field(pkt, g, gen, 0, &m, &hit);
 		kw2 |= cls;
 		pres |= cls ? FP_T_SRC : 0;
 	}
 	if (m & g->cm_uses[FP_CMF_DST]) {
-		cls = addr_field(pkt, g, gen, 1, &m);
+		cls = addr_field(pkt, g, gen, 1, &m, &hit);
 		kw2 |= (__u64)cls << 32;
 		pres |= cls ? FP_T_DST : 0;
 	}

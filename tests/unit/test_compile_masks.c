@@ -75,9 +75,15 @@ static void test_prefilter(void **state)
 	assert_int_equal(img.pre[pre_idx(0, 10, 0)].cls, c8);
 	assert_int_equal(img.pre[pre_idx(0, 10, 255)].cls, c8);
 	assert_int_equal(img.pre[pre_idx(0, 10, 255)].probe, 0);
-	/* with its class's mask word, so no mask lookup when nothing is probed */
-	assert_int_equal(img.pre[pre_idx(0, 10, 255)].mask, img.cmask[FP_CM_SRC + c8]);
-	assert_int_not_equal(img.pre[pre_idx(0, 10, 255)].mask, img.cfg.cm_zero[FP_CMF_SRC]);
+	/* with its class's mask word, so no mask lookup when nothing is probed,
+	 * less the src tuple (0), which the entry decides alone: its hit is the
+	 * first rule whose prefix holds the address */
+	assert_int_equal(img.cfg.tuples[0].fields & ~FP_T_L3, FP_T_SRC);
+	assert_int_equal(img.pre[pre_idx(0, 10, 255)].mask, img.cmask[FP_CM_SRC + c8] & ~1ull);
+	assert_true(img.cmask[FP_CM_SRC + c8] & 1);
+	assert_int_equal(img.pre[pre_idx(0, 10, 255)].hit, FP_FLT_HIT(0, FP_FLT_DROP));
+	assert_int_equal(img.pre[pre_idx(0, 10, 1)].hit, FP_FLT_HIT(0, FP_FLT_DROP));
+	assert_int_equal(img.pre[pre_idx(0, 11, 0)].hit, FP_FLT_NO_RULE);
 	/* outside: nothing */
 	assert_int_equal(img.pre[pre_idx(0, 11, 0)].cls, 0);
 	assert_int_equal(img.pre[pre_idx(0, 9, 255)].cls, 0);
@@ -95,7 +101,11 @@ static void test_prefilter(void **state)
 		assert_int_equal(e->lplen, 32);
 		assert_int_equal(e->lo, 9 << 8 | 9);
 		assert_int_equal(e->lcls, c);
-		assert_int_equal(e->lmask, img.cmask[FP_CM_DST + c]);
+		/* less the dst tuple (1), decided by the entry: rule 4 */
+		assert_int_equal(e->lmask, img.cmask[FP_CM_DST + c] & ~2ull);
+		assert_true(img.cmask[FP_CM_DST + c] & 2);
+		assert_int_equal(e->lhit, FP_FLT_HIT(4, FP_FLT_DROP));
+		assert_int_equal(e->hit, FP_FLT_NO_RULE);
 	}
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 1)].probe, 0);
 	assert_int_equal(img.pre[pre_idx(FP_ADDR_DST4, 10, 1)].lplen, 0);
