@@ -181,26 +181,58 @@ static enum fp_flt_action flt_action(const struct fp_rule *r)
 	       r->action == FP_ACT_LIMIT ? FP_FLT_LIMIT : FP_FLT_PASS;
 }
 
-/*
- * The tuples a FP_CLS_DPORT_L4 entry decides alone (fields within ip/ip6,
- * protocol and dport; below tuple 63, whose bits are their own): their key
- * is fixed by the entry, so each is probed here once per (l3, protocol,
- * dport class), the lowest hit goes into the entry and their bits leave its
- * mask (abi.h).
- */
-static int fill_port_hits(const struct fp_ruleset *set, struct fp_flt_image *img,
-			  struct fp_htab *keys)
+/* The tuples below 63 (whose mask bits are their own) that use field and
+ * no field outside allowed: those an entry of that field decides alone. */
+static uint64_t tuples_within(const struct fp_flt_image *img, uint32_t field, uint32_t allowed)
 {
-	const uint32_t alone = FP_T_L3 | FP_T_PROTO | FP_T_DPORT;
-	uint32_t n_cls = 0, *best;
-	uint64_t direct = 0;
+	uint64_t bits = 0;
 
 	for (uint32_t t = 0; t < img->cfg.n_tuples && t < FP_CM_TUPLE_BITS - 1; t++) {
 		uint32_t f = img->cfg.tuples[t].fields;
 
-		if ((f & FP_T_DPORT) && !(f & ~alone))
-			direct |= 1ull << t;
+		if ((f & field) && !(f & ~allowed))
+			bits |= 1ull << t;
 	}
+	return bits;
+}
+
+/* The lowest hit (FP_FLT_HIT) of the tuples in direct on the key a packet
+ * with pk's fields (l3, proto, dport, src, dst classes) gives each of them. */
+static uint32_t direct_hit(const struct fp_ruleset *set, const struct fp_flt_image *img,
+			   struct fp_htab *keys, uint64_t direct, const struct fp_flt_key *pk)
+{
+	uint32_t best = FP_FLT_NO_RULE;
+
+	for (uint64_t d = direct; d; d &= d - 1) {
+		uint32_t t = (uint32_t)__builtin_ctzll(d), f = img->cfg.tuples[t].fields, hit;
+		struct fp_flt_key key = *pk;
+		const uint32_t *rule;
+
+		key.tuple = t;
+		key.l3 = f & FP_T_L3 ? pk->l3 : 0;
+		key.proto = f & FP_T_PROTO ? pk->proto : 0;
+		rule = fp_htab__find(keys, &key);
+		if (!rule)
+			continue;
+		hit = FP_FLT_HIT(*rule, flt_action(&set->rules[*rule]));
+		if (hit < best)
+			best = hit;
+	}
+	return best;
+}
+
+/*
+ * The tuples a FP_CLS_DPORT_L4 entry decides alone (fields within ip/ip6,
+ * protocol and dport): their key is fixed by the entry, so each is probed
+ * here once per (l3, protocol, dport class), the lowest hit goes into the
+ * entry and their bits leave its mask (abi.h).
+ */
+static int fill_port_hits(const struct fp_ruleset *set, struct fp_flt_image *img,
+			  struct fp_htab *keys)
+{
+	uint64_t direct = tuples_within(img, FP_T_DPORT, FP_T_L3 | FP_T_PROTO | FP_T_DPORT);
+	uint32_t n_cls = 0, *best;
+
 	if (!direct)
 		return 0;
 	for (uint32_t v = 0; v < 65536; v++)
@@ -211,23 +243,14 @@ static int fill_port_hits(const struct fp_ruleset *set, struct fp_flt_image *img
 		return -ENOMEM;
 	for (uint32_t c = 0; c < 4; c++) {
 		/* entry (l3 == 6) * 2 + (proto == UDP) */
-		uint8_t l3 = c & 2 ? 6 : 4, proto = c & 1 ? IPPROTO_UDP : IPPROTO_TCP;
+		struct fp_flt_key pk = { .l3 = c & 2 ? 6 : 4,
+					 .proto = c & 1 ? IPPROTO_UDP : IPPROTO_TCP };
 		struct fp_flt_cls_ent *e = &img->cls_ent[FP_CLS_DPORT_L4 + c * 65536];
 
 		best[0] = FP_FLT_NO_RULE; /* class 0: no rule names the port */
 		for (uint32_t k = 1; k <= n_cls; k++) {
-			best[k] = FP_FLT_NO_RULE;
-			for (uint64_t d = direct; d; d &= d - 1) {
-				uint32_t t = (uint32_t)__builtin_ctzll(d), f = img->cfg.tuples[t].fields;
-				struct fp_flt_key key = { .tuple = t, .dport = k };
-				const uint32_t *rule;
-
-				key.l3 = f & FP_T_L3 ? l3 : 0;
-				key.proto = f & FP_T_PROTO ? proto : 0;
-				rule = fp_htab__find(keys, &key);
-				if (rule && FP_FLT_HIT(*rule, flt_action(&set->rules[*rule])) < best[k])
-					best[k] = FP_FLT_HIT(*rule, flt_action(&set->rules[*rule]));
-			}
+			pk.dport = (uint16_t)k;
+			best[k] = direct_hit(set, img, keys, direct, &pk);
 		}
 		for (uint32_t v = 0; v < 65536; v++) {
 			e[v].hit = best[img->cls[FP_CLS_DPORT + v]];
@@ -238,56 +261,39 @@ static int fill_port_hits(const struct fp_ruleset *set, struct fp_flt_image *img
 	return 0;
 }
 
-/* The lowest hit of the direct tuples (bits of direct) on a key that holds
- * only l3 and address class cls (dst: the destination's), memoized. */
+/* direct_hit for address class cls of table tbl, memoized per table. */
 static uint32_t addr_hit(const struct fp_ruleset *set, const struct fp_flt_image *img,
-			 struct fp_htab *keys, uint64_t direct, int dst, uint8_t l3, uint32_t cls,
+			 struct fp_htab *keys, uint64_t direct, uint32_t tbl, uint32_t cls,
 			 uint32_t *memo)
 {
-	uint32_t best = FP_FLT_NO_RULE;
+	struct fp_flt_key pk = { .l3 = tbl >= FP_ADDR_SRC6 ? 6 : 4 };
 
 	if (!cls || cls >= FP_CM_ADDR_N)
 		return FP_FLT_NO_RULE;
-	if (memo[cls] != UINT32_MAX)
-		return memo[cls];
-	for (uint64_t d = direct; d; d &= d - 1) {
-		uint32_t t = (uint32_t)__builtin_ctzll(d), f = img->cfg.tuples[t].fields;
-		struct fp_flt_key key = { .tuple = t };
-		const uint32_t *rule;
-
-		key.l3 = f & FP_T_L3 ? l3 : 0;
-		if (dst)
-			key.dst = cls;
+	if (memo[cls] == UINT32_MAX) {
+		if (tbl & 1)
+			pk.dst = cls;
 		else
-			key.src = cls;
-		rule = fp_htab__find(keys, &key);
-		if (rule && FP_FLT_HIT(*rule, flt_action(&set->rules[*rule])) < best)
-			best = FP_FLT_HIT(*rule, flt_action(&set->rules[*rule]));
+			pk.src = cls;
+		memo[cls] = direct_hit(set, img, keys, direct, &pk);
 	}
-	return memo[cls] = best;
+	return memo[cls];
 }
 
 /*
  * The tuples an address prefilter entry decides alone (fields within ip/ip6
- * and one address; below tuple 63): like fill_port_hits for the classes the
- * entries answer with (cls and the inline lcls), per table, since the table
- * fixes the family. A class found by a hash probe keeps its full mask word,
- * and the walk probes those tuples as before.
+ * and one address): like fill_port_hits for the classes the entries answer
+ * with (cls and the inline lcls), per table, since the table fixes the
+ * family. A class found by a hash probe keeps its full mask word, and the
+ * walk probes those tuples as before.
  */
 static int fill_addr_hits(const struct fp_ruleset *set, struct fp_flt_image *img,
 			  struct fp_htab *keys)
 {
-	uint64_t direct[2] = { 0, 0 };
+	const uint64_t direct[2] = { tuples_within(img, FP_T_SRC, FP_T_L3 | FP_T_SRC),
+				     tuples_within(img, FP_T_DST, FP_T_L3 | FP_T_DST) };
 	uint32_t *memo;
 
-	for (uint32_t t = 0; t < img->cfg.n_tuples && t < FP_CM_TUPLE_BITS - 1; t++) {
-		uint32_t f = img->cfg.tuples[t].fields;
-
-		if ((f & FP_T_SRC) && !(f & ~(FP_T_L3 | FP_T_SRC)))
-			direct[0] |= 1ull << t;
-		if ((f & FP_T_DST) && !(f & ~(FP_T_L3 | FP_T_DST)))
-			direct[1] |= 1ull << t;
-	}
 	if (!direct[0] && !direct[1])
 		return 0;
 	/* one memo per table (4 x the classes of a direction) */
@@ -297,16 +303,16 @@ static int fill_addr_hits(const struct fp_ruleset *set, struct fp_flt_image *img
 	memset(memo, 0xff, 4 * (size_t)FP_CM_ADDR_N * sizeof(*memo));
 	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++) {
 		struct fp_flt_pre *e = &img->pre[i];
-		uint32_t tbl = i >> 16, dst = tbl & 1, *m = memo + (size_t)tbl * FP_CM_ADDR_N;
-		uint8_t l3 = tbl >= FP_ADDR_SRC6 ? 6 : 4;
+		uint32_t tbl = i >> 16, *m = memo + (size_t)tbl * FP_CM_ADDR_N;
+		uint64_t d = direct[tbl & 1];
 
-		if (!direct[dst])
+		if (!d)
 			continue;
-		e->hit = addr_hit(set, img, keys, direct[dst], dst, l3, e->cls, m);
-		e->mask &= ~direct[dst];
+		e->hit = addr_hit(set, img, keys, d, tbl, e->cls, m);
+		e->mask &= ~d;
 		if (e->lplen) {
-			e->lhit = addr_hit(set, img, keys, direct[dst], dst, l3, e->lcls, m);
-			e->lmask &= ~direct[dst];
+			e->lhit = addr_hit(set, img, keys, d, tbl, e->lcls, m);
+			e->lmask &= ~d;
 		}
 	}
 	free(memo);
