@@ -17,6 +17,7 @@
 #include "common/pkt.h"
 #include "common/rand.h"
 #include "dump/dump.h"
+#include "common/filter_fixture.h"
 #include "filter/filter_internal.h"
 #include "rules/match_ref.h"
 #include "dump.skel.h"
@@ -25,15 +26,7 @@ static struct fp_filter *f;
 
 static int setup(void **state)
 {
-	char err[512];
-
-	if (geteuid() != 0)
-		return 0;
-	if (fp_filter__open_test(&f, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	return 0;
+	return filter_fixture_open(&f);
 }
 
 static int teardown(void **state)

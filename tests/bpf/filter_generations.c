@@ -19,6 +19,7 @@
 
 #include "common/pkt.h"
 #include "common/port_grid.h"
+#include "common/filter_fixture.h"
 #include "filter/filter_internal.h"
 #include "filter.skel.h"
 
@@ -26,15 +27,7 @@ static struct fp_filter *filter;
 
 static int setup(void **state)
 {
-	char err[512];
-
-	if (geteuid() != 0)
-		return 0;
-	if (fp_filter__open_test(&filter, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	return 0;
+	return filter_fixture_open(&filter);
 }
 
 static int teardown(void **state)

@@ -12,10 +12,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
 
+#include "common/filter_fixture.h"
 #include "filter/filter_internal.h"
 
 /* 80% of BPF_COMPLEXITY_LIMIT_INSNS */
@@ -25,15 +25,7 @@ static struct fp_filter *filter;
 
 static int setup(void **state)
 {
-	char err[512];
-
-	if (geteuid() != 0)
-		return 0;
-	if (fp_filter__open_test(&filter, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	return 0;
+	return filter_fixture_open(&filter);
 }
 
 static int teardown(void **state)
