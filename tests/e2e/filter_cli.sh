@@ -55,6 +55,8 @@ EOF
 # ---- load ----------------------------------------------------------------
 expect 0 filter load "$va" "$T/base.rules"
 check "load prints the generation" grep -q '^generation: *1' "$out"
+check "load prints its own time apart from the apply's" \
+	bash -c "grep -q '^load_ms:' $out && grep -q '^apply_ms:' $out"
 check "native XDP is attached" bash -c "ip -n $a link show $va | grep -q 'prog/xdp '"
 check "pins under \$FASTPATH_BPFFS/$va, mode 0600" \
 	bash -c "[[ -d $FASTPATH_BPFFS/$va && \$(find $FASTPATH_BPFFS/$va -type f ! -perm 0600 | wc -l) -eq 0 ]]"
@@ -254,6 +256,10 @@ expect 2 filter load "$va" --table-bits 23
 check "--table-bits 23 is refused with the range" grep -q '4..22' "$err"
 expect 0 filter load "$va" --table-bits 19 "$T/grid.rules"
 check "--table-bits 19 takes the 250 rules (and the default)" test "$(list_rules | wc -l)" -eq 251
+expect 0 filter unload "$va"
+expect 0 -j filter load "$va"
+check "load -j without rules: load_ms, no apply_ms, generation 0" \
+	"$PY" -c "import json,sys; d=json.load(open('$out')); sys.exit(not (d['load_ms']>0 and 'apply_ms' not in d and d['generation']==0 and d['rules']==0))"
 expect 0 filter unload "$va"
 
 (( fails == 0 )) || e2e_fail "$fails checks failed"
