@@ -62,9 +62,14 @@ int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset 
 		for (size_t i = 0; i < shown; i++)
 			fprintf(stderr, "%s:%u:%u: %s\n", path, d.v[i].line, d.v[i].col, d.v[i].msg);
 		if (d.n > shown)
-			fprintf(stderr, "%s: %zu more errors\n", path, d.n - shown);
+			fprintf(stderr, "%s: %zu more error%s not shown\n", path, d.n - shown,
+				d.n - shown > 1 ? "s" : "");
+		/* load, apply and test use no file with an error */
 		if (out_is_json())
-			out_err("%s: %zu errors; nothing was loaded", path, d.n);
+			out_err("%s: %zu error%s; nothing was changed", path, d.n, d.n > 1 ? "s" : "");
+		else
+			fprintf(stderr, "fastpath: %s: %zu error%s; nothing was changed\n", path, d.n,
+				d.n > 1 ? "s" : "");
 		fp_diags__free(&d);
 		return CLI_USAGE;
 	}

@@ -117,8 +117,7 @@ static void report_errors(const char *name, const struct fp_diags *d)
 	if (d->n > k)
 		fprintf(stderr, "%s: %zu more error%s not shown\n", name, d->n - k,
 			d->n - k > 1 ? "s" : "");
-	fprintf(stderr, "fastpath: %s: %zu error%s; nothing was loaded, fix the lines above\n",
-		name, d->n, d->n > 1 ? "s" : "");
+	fprintf(stderr, "fastpath: %s: %zu error%s\n", name, d->n, d->n > 1 ? "s" : "");
 }
 
 static int do_check(struct cli *cli, int argc, char **argv)

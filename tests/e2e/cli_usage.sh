@@ -93,6 +93,10 @@ expect 0 rules check "$good" -j && check "-j after the verb" json_has rules 2
 "$FASTPATH" -j rules check - <"$good" >"$out" && check "stdin" json_has file "<stdin>"
 expect 2 rules check "$bad" && check "errors as FILE:LINE:COL" grep -qE "^$bad:2:[0-9]+: " "$err"
 check "every error reported" test "$(grep -cE "^$bad:[0-9]+:[0-9]+: " "$err")" -ge 2
+check "check ends with the count of errors" test "$(tail -n 1 "$err")" = "fastpath: $bad: 2 errors"
+expect 2 filter test "$bad" /dev/null
+check "a verb that uses the file says it changed nothing" \
+	test "$(tail -n 1 "$err")" = "fastpath: $bad: 2 errors; nothing was changed"
 expect 2 -j rules check "$bad" && check "-j check with errors is JSON" json_has error
 expect 1 rules check "$E2E_TMP/missing.rules" && check "says what failed" grep -q "missing.rules" "$err"
 expect 1 -j rules check "$E2E_TMP/missing.rules" && check "-j runtime error is JSON" json_has error
