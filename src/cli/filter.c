@@ -154,8 +154,10 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	if (ret)
 		return ret;
 	ret = fp_filter__unload(argv[1], cli->bpffs, err, sizeof(err));
-	if (ret)
+	if (ret < 0)
 		return cli_fail(cli, "%s", err);
+	if (ret > 0)
+		out_warn("%s", err);
 	return CLI_OK;
 }
 

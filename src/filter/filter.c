@@ -442,11 +442,14 @@ int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t e
 	ret = fp_filter__open(ifname, bpffs, &f, err, errlen);
 	if (ret == -ENOENT)
 		return ret;
+	ret = 0;
 	pin_dir(root, ifname, dir, sizeof(dir));
 	if (f) {
 		bpf_map_lookup_elem(f->meta_fd, &zero, &meta);
 		if (ifindex) {
 			LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = f->entry_fd);
+			__u32 id = 0;
+
 			ret = bpf_xdp_detach(ifindex, meta.xdp_flags, &opts);
 			if (ret && ret != -EEXIST && ret != -ENOENT) {
 				snprintf(err, errlen, "detaching from %s failed: %s", ifname,
@@ -454,9 +457,17 @@ int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t e
 				fp_filter__close(f);
 				return ret;
 			}
+			/* -EEXIST: ours is not the program attached; another one
+			 * may be, and it stays */
+			if (ret == -EEXIST &&
+			    !bpf_xdp_query_id((int)ifindex, meta.xdp_flags & XDP_FLAGS_MODES, &id) && id)
+				snprintf(err, errlen, "%s has an XDP program that is not fastpath's "
+					 "(id %u), left attached; fastpath's pins are removed",
+					 ifname, id);
+			ret = ret == -EEXIST && id ? 1 : 0;
 		}
 		fp_filter__close(f);
 	}
 	unpin_all(dir);
-	return 0;
+	return ret > 0 ? ret : 0;
 }

@@ -34,7 +34,8 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 /* Opens what `load` pinned. -ENOENT when fastpath is not loaded there. */
 int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **out,
 		    char *err, size_t errlen);
-/* Detaches and removes the pins. */
+/* Detaches and removes the pins. 1: done, but another program than
+ * fastpath's is attached to the interface and stays (err says which). */
 int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t errlen);
 /* A private, unattached instance for BPF_PROG_TEST_RUN (filter test, tests). */
 int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen);

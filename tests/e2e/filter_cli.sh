@@ -3,7 +3,8 @@
 # stats (counters move with real packets; --watch refreshes), a bad rule file
 # (exit 2, nothing applied), `filter test` on pcaps written here (verdict
 # lines, runt frames, another link type, a corrupt file, a tcpdump capture),
-# and unload (no XDP program and no pins left).
+# and unload (no XDP program and no pins left; another program that replaced
+# ours stays attached, with a warning).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_require python3 ethtool
@@ -261,6 +262,22 @@ expect 0 -j filter load "$va"
 check "load -j without rules: load_ms, no apply_ms, generation 0" \
 	"$PY" -c "import json,sys; d=json.load(open('$out')); sys.exit(not (d['load_ms']>0 and 'apply_ms' not in d and d['generation']==0 and d['rules']==0))"
 expect 0 filter unload "$va"
+
+# ---- unload when another program has replaced ours --------------------------
+# The other program: a second fastpath with its own pins (a bpffs root in a
+# subdirectory), attached after ours was detached by hand.
+expect 0 filter load "$va" "$T/base.rules"
+ip -n "$a" link set "$va" xdp off
+expect 0 --bpffs "$FASTPATH_BPFFS/other" filter load "$va"
+other=$(ip -n "$a" -d link show "$va" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+expect 0 filter unload "$va"
+check "unload says the program attached is not ours and stays" \
+	grep -q "not fastpath's (id $other), left attached" "$err"
+check "the other program is still attached" \
+	bash -c "ip -n $a -d link show $va | grep -q 'prog/xdp id $other '"
+check "our pins are gone" test ! -e "$FASTPATH_BPFFS/$va"
+expect 0 --bpffs "$FASTPATH_BPFFS/other" filter unload "$va"
+check "the other one unloads cleanly, without the warning" test ! -s "$err"
 
 (( fails == 0 )) || e2e_fail "$fails checks failed"
 e2e_pass
