@@ -256,7 +256,14 @@ static int do_add(struct cli *cli, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (at == 0 || (size_t)at > set.n + 1)
+	if ((size_t)at > set.n + 1) {
+		/* a position past the end is a typo more often than a wish
+		 * for the end: nothing is added */
+		ret = cli_usage(cli, "--at %ld: %s has %zu rule%s; give a position from 1 to %zu",
+				at, argv[optind], set.n, set.n == 1 ? "" : "s", set.n + 1);
+		goto out_set;
+	}
+	if (at == 0)
 		at = set.n + 1;
 	ret = fp_rule__parse(text, at, &rule, &d);
 	if (ret) {

@@ -73,6 +73,9 @@ check "list text shows the comment" grep -q '"water torture"' "$out"
 
 # ---- add / del -------------------------------------------------------------
 expect 0 filter add "$va" drop udp dport 7000 id seven
+expect 2 filter add "$va" --at 99 'drop udp dport 7 id typo'
+check "--at past the end is refused with the range" grep -q 'give a position from 1 to' "$err"
+check "the refused add added nothing" bash -c "! ip netns exec $a $FASTPATH filter list $va | grep -q typo"
 expect 0 filter add "$va" --at 1 'pass udp src 10.211.0.9 id trusted'
 expect 0 filter add "$va" drop tcp dport 23   # no id: the first free number
 expect 0 -j filter list "$va"
