@@ -112,6 +112,10 @@ static int parse_listen(const char *arg, struct sockaddr_storage *ss)
 	}
 	if (!hlen || hlen >= sizeof(host) || !*port)
 		return -EINVAL;
+	/* getaddrinfo takes 99999 and listens on 99999 mod 65536 */
+	if (strspn(port, "0123456789") != strlen(port) || strlen(port) > 5 ||
+	    strtoul(port, NULL, 10) > 65535)
+		return -EINVAL;
 	host[hlen] = 0;
 	if (getaddrinfo(host, port, &hints, &res) || !res)
 		return -EINVAL;
@@ -161,8 +165,8 @@ static int do_exporter(struct cli *cli, int argc, char **argv)
 	if (optind < argc)
 		return cli_usage(cli, "unexpected argument '%s'", argv[optind]);
 	if (parse_listen(listen, &ss))
-		return cli_usage(cli, "--listen takes ADDR:PORT or [ADDR6]:PORT with a numeric "
-				 "address, not '%s'", listen);
+		return cli_usage(cli, "--listen takes ADDR:PORT or [ADDR6]:PORT, a numeric "
+				 "address and a port 0..65535, not '%s'", listen);
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 

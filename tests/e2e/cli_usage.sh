@@ -107,5 +107,14 @@ expect 2 rules check a b
 expect 0 rules show "$good" && check "show lists the office rule" grep -q office "$out"
 expect 0 -p rules show "$good" && check "-p is JSON" json_has default pass
 
+# ---- exporter --listen: bad values are usage errors, before any bind ---------
+# (bounded: an exporter that took one would serve until killed)
+for l in 127.0.0.1:99999 127.0.0.1:-1 127.0.0.1:abc 127.0.0.1: '[::1]9100' localhost:9100; do
+	rc=0
+	timeout 5 "$FASTPATH" exporter --listen "$l" >"$out" 2>"$err" </dev/null || rc=$?
+	check "exporter --listen '$l' is refused (exit 2) with the form" \
+		bash -c "[[ $rc == 2 ]] && grep -q 'port 0..65535' '$err'"
+done
+
 (( fails == 0 )) || e2e_fail "$fails checks failed"
 e2e_pass
