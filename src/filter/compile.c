@@ -353,7 +353,7 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	}
 	img->cfg.n_rules = set->n;
 	img->cfg.default_verdict = set->default_action == FP_ACT_DROP ? XDP_DROP : XDP_PASS;
-	img->cls = calloc(FP_CLS_ENTRIES, sizeof(*img->cls));
+	img->cls = big_calloc(FP_CLS_ENTRIES, sizeof(*img->cls));
 	img->rules = calloc(set->n + 1, sizeof(*img->rules));
 	img->text = calloc(set->n + 1, sizeof(*img->text));
 	rc = calloc(set->n + 1, sizeof(*rc));

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "filter/compile_internal.h"
 #include "util/htab.h"
@@ -24,6 +25,20 @@ const struct range_field range_fields[N_RANGE_FIELDS] = {
 	{ CF_LEN, FP_CLS_LEN, 65536, FP_CM_LEN },       { CF_TTL, FP_CLS_TTL, 256, FP_CM_TTL },
 	{ CF_VLAN, FP_CLS_VLAN, 4096, FP_CM_VLAN },
 };
+
+void *big_calloc(size_t n, size_t size)
+{
+	uint8_t *p = calloc(n, size);
+	uintptr_t page = 4096, a, e;
+
+	if (p && n * size >= (1u << 20)) {
+		a = ((uintptr_t)p + page - 1) & ~(page - 1);
+		e = ((uintptr_t)p + n * size) & ~(page - 1);
+		if (e > a)
+			(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE); /* best effort */
+	}
+	return p;
+}
 
 int clist_add(struct clist *l, uint32_t v)
 {

@@ -28,6 +28,10 @@ struct range_field {
 #define N_RANGE_FIELDS 5
 extern const struct range_field range_fields[N_RANGE_FIELDS];
 
+/* calloc for the image's big tables (MBs, every apply): their pages are
+ * faulted in by one madvise instead of a trap each on first write. */
+void *big_calloc(size_t n, size_t size);
+
 int clist_add(struct clist *l, uint32_t v);
 const char *cfield_name(enum cfield f);
 

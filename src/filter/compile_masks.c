@@ -78,7 +78,7 @@ static void span(const struct fp_flt_image *img, uint32_t base, uint32_t domain,
 /* fp_flt_cls as loaded: each value's class and that class's mask word. */
 static int build_cls_ent(struct fp_flt_image *img)
 {
-	struct fp_flt_cls_ent *e = calloc(FP_CLS_ENTRIES, sizeof(*e));
+	struct fp_flt_cls_ent *e = big_calloc(FP_CLS_ENTRIES, sizeof(*e));
 
 	if (!e)
 		return -ENOMEM;
@@ -114,7 +114,7 @@ static int build_cls_ent(struct fp_flt_image *img)
 int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		const uint8_t *rule_tuple, const struct rule_cls *rc)
 {
-	uint64_t *cm = calloc(FP_CM_ENTRIES, sizeof(*cm)), l3[3], proto[257];
+	uint64_t *cm = big_calloc(FP_CM_ENTRIES, sizeof(*cm)), l3[3], proto[257];
 
 	if (!cm)
 		return -ENOMEM;
@@ -164,7 +164,7 @@ static uint32_t hi16(const uint8_t *addr)
 
 int build_prefilter(struct fp_flt_image *img)
 {
-	struct fp_flt_pre *pre = calloc(FP_PRE_ENTRIES, sizeof(*pre));
+	struct fp_flt_pre *pre = big_calloc(FP_PRE_ENTRIES, sizeof(*pre));
 
 	if (!pre)
 		return -ENOMEM;
@@ -189,7 +189,7 @@ int build_prefilter(struct fp_flt_image *img)
 		pre[i].hit = pre[i].lhit = FP_FLT_NO_RULE;
 	}
 	/* an IPv4 /16 with one longer prefix keeps it inline, unprobed */
-	uint8_t *n_long = calloc(FP_PRE_ENTRIES, 1);
+	uint8_t *n_long = big_calloc(FP_PRE_ENTRIES, 1);
 
 	if (!n_long) {
 		free(pre);
