@@ -53,6 +53,8 @@ struct cli_verb {
 	const char *args;   /* synopsis of the arguments: "IFACE RULE", "" if none */
 	const char *help;   /* one line: "add one rule to the running set" */
 	cli_fn fn;
+	const char *details; /* an object without verbs: its options and an
+			      * example, for its --help (the man page has all) */
 };
 
 /*

@@ -220,6 +220,18 @@ static const struct cli_verb dump_cmd = {
 	"IFACE -w FILE|- [--drops] [--match TERMS] [--rule ID] [--sample 1/N] [--snaplen N] "
 	"[--count N] [--duration S]",
 	"sampled packets with verdict and rule, to pcapng", dump_run,
+	"       While it runs, the filter copies the packets it selects into a ring; dump writes\n"
+	"       them to pcapng with the XDP verdict and a comment verdict=drop rule=ID.\n"
+	"         -w FILE|-         where to write (- streams: | tshark -r -)\n"
+	"         --drops           only packets the filter dropped\n"
+	"         --rule ID         only packets the rule with that id decided\n"
+	"         --match TERMS     only packets the terms of the rule language match, before any\n"
+	"                           stage sees them: --match 'udp dport 53 src 192.0.2.0/24'\n"
+	"         --sample 1/N      1 in N of those (else each rule's own sample 1/N, else all)\n"
+	"         --snaplen N       bytes kept of each (14..2048, default 256)\n"
+	"         --count N, --duration S   stop after N packets or S seconds (or Ctrl-C)\n"
+	"       At exit: N sampled, N written, N lost (ring full); nothing lost silently.\n"
+	"       Example: fastpath dump eth0 --drops --sample 1/100 -w drops.pcapng --duration 60\n",
 };
 
 int cmd_dump(struct cli *cli, int argc, char **argv)

@@ -205,6 +205,12 @@ int cmd_exporter(struct cli *cli, int argc, char **argv)
 		"exporter", "[--listen ADDR:PORT]",
 		"serve Prometheus metrics of every loaded interface at GET /metrics "
 		"(default " DEFAULT_LISTEN ")", do_exporter,
+		"       Per interface and rule: packets, bytes, drops, samples; per stage and decision;\n"
+		"       dump samples and losses; rules, generation, load and apply times. No rates:\n"
+		"       PromQL's rate() makes them (it handles the per-rule reset at each apply).\n"
+		"         --listen ADDR:PORT    numeric address; [ADDR6]:PORT for IPv6; port 0 picks one\n"
+		"       Example: fastpath exporter --listen 127.0.0.1:9435 &\n"
+		"                curl -s http://127.0.0.1:9435/metrics | promtool check metrics\n",
 	};
 
 	return cli_run(cli, &cmd, argc, argv);

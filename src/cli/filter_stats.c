@@ -245,6 +245,12 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 static const struct cli_verb stats_cmd = {
 	"stats", "IFACE [--watch [SECONDS]] [--interval MS]",
 	"per-stage and per-rule packets, bytes, drops, samples, rates", filter_do_stats,
+	"       Counters are per rule of the live generation (from zero at each apply), stage\n"
+	"       counters since load. Rates: two readings --interval MS apart (default 1000,\n"
+	"       0 for none), or between redraws with --watch.\n"
+	"         --watch [SECONDS]   redraw every SECONDS (default 1) until Ctrl-C; with -j one\n"
+	"                             JSON object a line\n"
+	"       Example: fastpath -j stats eth0 --watch 5 >> stats.jsonl\n",
 };
 
 /* `fastpath stats IFACE`: the same view as `fastpath filter stats IFACE`. */

@@ -341,6 +341,19 @@ int cmd_gen(struct cli *cli, int argc, char **argv)
 		"send a template frame out of IFACE through BPF_PROG_TEST_RUN live frames "
 		"(XDP_TX), paced to --pps; reports what was sent",
 		gen_main,
+		"       The frame (one of):\n"
+		"         --udp PORT        60 B UDP to PORT (default, port 9), from --sport (12345)\n"
+		"         --syn PORT        a TCP SYN to PORT\n"
+		"         --dns NAME        a DNS query (type A) for NAME to port 53\n"
+		"         --template PCAP   the first packet of a pcap/pcapng file, as it is\n"
+		"       Addresses: --src/--dst IP (198.18.0.1 -> 198.18.0.2; two IPv6 make IPv6),\n"
+		"         --src-mac (IFACE's), --dst-mac (a veth's peer in this namespace, else give it)\n"
+		"       Per frame: --rand-src CIDR (random IPv4 source), --rand-label (random first\n"
+		"         DNS label: a water-torture flood)\n"
+		"       How much: --pps N (all threads; unpaced without it), --duration S (default 5),\n"
+		"         --count N, --threads N from --cpu N (default 0)\n"
+		"       It reports frames sent, not frames that arrived: read the receiver's counters.\n"
+		"       Example: fastpath gen veth0 --dns x.victim.example --rand-label --pps 100000\n",
 	};
 
 	return cli_run(cli, &gen, argc, argv);

@@ -254,9 +254,11 @@ int cli_run(struct cli *cli, const struct cli_verb *cmd, int argc, char **argv)
 
 	cli->cmd = NULL;
 	if ((argc >= 1 && !strcmp(argv[0], "help")) || wants_help(argc, argv, 0)) {
-		fprintf(stdout, "Usage: fastpath [OPTIONS] %s%s%s\n\n       %s\n\n       %s\n",
+		fprintf(stdout, "Usage: fastpath [OPTIONS] %s%s%s\n\n       %s\n\n%s%s       %s\n",
 			cli->object, cmd->args && *cmd->args ? " " : "",
-			cmd->args ? cmd->args : "", cmd->help, options_help);
+			cmd->args ? cmd->args : "", cmd->help, cmd->details ? cmd->details : "",
+			cmd->details ? "\n" : "", options_help);
+		fprintf(stdout, "\n       More: man fastpath-%s\n", cli->object);
 		return CLI_OK;
 	}
 	args = calloc((size_t)argc + 2, sizeof(*args));

@@ -63,6 +63,15 @@ for ob in $objects; do
 	cp "$out" "$E2E_TMP/help.$ob"
 	grammar=$(sed -n "s/^Usage: fastpath \[OPTIONS\] $ob { \(.*\) }\$/\1/p" "$E2E_TMP/help.$ob")
 	if [[ -z $grammar ]]; then
+		# an object without verbs teaches its options in its own help: each
+		# --option of the synopsis again below it, and where the man page is
+		for o in $(head -n 1 "$E2E_TMP/help.$ob" | grep -oE -- '--[a-z0-9-]+' | sort -u); do
+			check "$ob --help explains $o" test "$(grep -oE -- "(^|[^-a-z0-9])$o([^-a-z0-9]|\$)" \
+				"$E2E_TMP/help.$ob" | wc -l)" -ge 2
+		done
+		check "$ob --help points to its man page" \
+			bash -c "grep -qE 'man fastpath-$ob\$|fastpath-$ob\(8\)' '$E2E_TMP/help.$ob' &&
+				test -f '$E2E_REPO/docs/man/fastpath-$ob.8'"
 		e2e_log "$ob: no verb table (own help), --help exits 0"
 		continue
 	fi
