@@ -44,6 +44,17 @@ char *cli_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+void cli_print_diags(const char *name, const struct fp_diags *d)
+{
+	size_t shown = d->v ? (d->n < d->cap ? d->n : d->cap) : 0;
+
+	for (size_t i = 0; i < shown; i++)
+		fprintf(stderr, "%s:%u:%u: %s\n", name, d->v[i].line, d->v[i].col, d->v[i].msg);
+	if (d->n > shown)
+		fprintf(stderr, "%s: %zu more error%s not shown\n", name, d->n - shown,
+			d->n - shown > 1 ? "s" : "");
+}
+
 int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset *set)
 {
 	struct fp_diags d = { 0 };
@@ -57,13 +68,7 @@ int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset 
 	ret = fp_ruleset__parse(text, len, set, &d);
 	free(text);
 	if (ret == -EINVAL) {
-		size_t shown = d.n < d.cap ? d.n : d.cap;
-
-		for (size_t i = 0; i < shown; i++)
-			fprintf(stderr, "%s:%u:%u: %s\n", path, d.v[i].line, d.v[i].col, d.v[i].msg);
-		if (d.n > shown)
-			fprintf(stderr, "%s: %zu more error%s not shown\n", path, d.n - shown,
-				d.n - shown > 1 ? "s" : "");
+		cli_print_diags(path, &d);
 		/* load, apply and test use no file with an error */
 		if (out_is_json())
 			out_err("%s: %zu error%s; nothing was changed", path, d.n, d.n > 1 ? "s" : "");

@@ -12,6 +12,10 @@
  */
 int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset *set);
 
+/* Prints a parse's errors as NAME:LINE:COL: message on stderr, then how
+ * many more were not kept; the caller adds its own last line. */
+void cli_print_diags(const char *name, const struct fp_diags *d);
+
 /* Reads a whole file ("-" = stdin) into a NUL-terminated buffer. */
 char *cli_slurp(const char *path, size_t *len);
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/rulefile.h"
 #include "rules/rule.h"
 
 #define RULES_FILE_MAX (64u << 20) /* refuse rule files over 64 MiB */
@@ -112,11 +113,7 @@ static void report_errors(const char *name, const struct fp_diags *d)
 		out_list_end();
 		return;
 	}
-	for (i = 0; i < k; i++)
-		fprintf(stderr, "%s:%u:%u: %s\n", name, d->v[i].line, d->v[i].col, d->v[i].msg);
-	if (d->n > k)
-		fprintf(stderr, "%s: %zu more error%s not shown\n", name, d->n - k,
-			d->n - k > 1 ? "s" : "");
+	cli_print_diags(name, d);
 	fprintf(stderr, "fastpath: %s: %zu error%s\n", name, d->n, d->n > 1 ? "s" : "");
 }
 
