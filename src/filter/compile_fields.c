@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "filter/compile_internal.h"
 #include "util/htab.h"
@@ -29,7 +30,7 @@ const struct range_field range_fields[N_RANGE_FIELDS] = {
 void *big_calloc(size_t n, size_t size)
 {
 	uint8_t *p = calloc(n, size);
-	uintptr_t page = 4096, a, e;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
 
 	if (p && n * size >= (1u << 20)) {
 		a = ((uintptr_t)p + page - 1) & ~(page - 1);
