@@ -1,7 +1,7 @@
 # fastpath: one Makefile for the BPF objects, skeletons, the `fastpath`
 # binary, every test layer, the benchmarks and the demo.
 #
-#   make            build build/fastpath (installs missing packages first)
+#   make            build build/fastpath (installs missing build packages first)
 #   make test       every test layer; ends with "N passed, N failed"
 #   make fuzz       longer libFuzzer runs (FUZZ_SECONDS per target)
 #   make bench      side-by-side benchmarks (see docs/benchmarks.md)
@@ -40,14 +40,16 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/bpf/%,$(wildcard tests/bpf/
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
-DEPS_STAMP := $(BUILD)/.deps-ok
+DEPS_STAMP := $(BUILD)/.deps-build
 
 .PHONY: all deps test unit bpftest e2e fuzz-smoke fuzz bench demo install clean tests-build
 all: $(BUILD)/fastpath
 
-# Installs what a fresh machine lacks (idempotent; reruns when deps.sh changes).
-$(DEPS_STAMP): scripts/deps.sh
-	@bash scripts/deps.sh
+# Installs what a fresh machine lacks for each job, and only that: building
+# needs the build group; test, bench and demo add theirs (idempotent; reruns
+# when deps.sh changes). Nothing is mounted and no service is touched.
+$(BUILD)/.deps-%: scripts/deps.sh
+	@bash scripts/deps.sh $*
 	@mkdir -p $(BUILD) && touch $@
 deps: $(DEPS_STAMP)
 
@@ -71,7 +73,7 @@ $(BUILD)/fastpath: $(CLI_OBJS) $(BUILD)/libfastpath.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfastpath.a $(LDLIBS)
 
 # ---- tests -------------------------------------------------------------
-$(BUILD)/tests/common/%.o: tests/common/%.c $(HDRS) $(wildcard tests/common/*.h) $(SKELS) | $(DEPS_STAMP)
+$(BUILD)/tests/common/%.o: tests/common/%.c $(HDRS) $(wildcard tests/common/*.h) $(SKELS) | $(DEPS_STAMP) $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -c $< -o $@
 
@@ -87,7 +89,7 @@ $(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKE
 # their first line ("// fuzz-sources: src/rules/parse.c ...").
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
                -std=gnu11 -Iinclude -Isrc -Itests -I$(BUILD)/skel -D_GNU_SOURCE
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP) $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $$(sed -n '1s#^// fuzz-sources:##p' $<) $(LDLIBS)
 
@@ -95,7 +97,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP)
 
 tests-build: $(BUILD)/fastpath $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
 
-test: tests-build
+test: tests-build $(BUILD)/.deps-test
 	@bash tests/run.sh
 
 fuzz: $(FUZZ_BINS)
@@ -106,10 +108,10 @@ $(BUILD)/bench/%: bench/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(LDLIBS)
 
-bench: $(BUILD)/fastpath $(BENCH_BINS)
+bench: $(BUILD)/fastpath $(BENCH_BINS) $(BUILD)/.deps-bench
 	@bash bench/run.sh
 
-demo: $(BUILD)/fastpath
+demo: $(BUILD)/fastpath $(BUILD)/.deps-demo
 	@bash scripts/demo.sh
 
 install: $(BUILD)/fastpath

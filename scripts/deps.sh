@@ -1,39 +1,50 @@
 #!/usr/bin/env bash
-# Installs the Debian packages fastpath needs to build, test and benchmark.
-# Idempotent: installs only what is missing; safe to run again.
+# Installs the Debian packages one part of fastpath needs, and nothing else:
+#
+#   scripts/deps.sh build     compile build/fastpath, its BPF objects and skeletons
+#   scripts/deps.sh test      the test layers (unit, bpf, e2e in namespaces, fuzz)
+#   scripts/deps.sh bench     the benchmarks and their anchors (xdp-filter, nft)
+#   scripts/deps.sh demo      the DDoS lab of `make demo`
+#   scripts/deps.sh all       all of the above
+#
+# Idempotent: installs only what is missing. It changes nothing else on the
+# machine: no mounts (the tests mount a private bpffs, bench and demo their
+# own), no services started or stopped (the package's prometheus server may
+# keep running: the exporter test runs its own inside a namespace).
 set -euo pipefail
 
-pkgs=(
-  clang llvm make pkg-config gcc libc6-dev linux-libc-dev
-  libbpf-dev libxdp-dev xdp-tools bpftool
-  libpcap-dev libcmocka-dev libjansson-dev libmicrohttpd-dev libclang-rt-14-dev
-  iproute2 iputils-ping ethtool iptables nftables tcpdump tshark python3-scapy curl
-  prometheus
-)
+build=(clang llvm make pkg-config gcc libc6-dev linux-libc-dev bpftool
+       libbpf-dev libxdp-dev libpcap-dev libjansson-dev libmicrohttpd-dev)
+test=(libcmocka-dev libclang-rt-14-dev iproute2 iputils-ping ethtool iptables nftables
+      tcpdump tshark python3-scapy curl prometheus util-linux)
+bench=(iproute2 ethtool nftables xdp-tools)
+demo=(iproute2 ethtool curl python3-scapy)
 
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+pkgs=()
+[ $# -gt 0 ] || set -- build
+for group in "$@"; do
+  case $group in
+  build) pkgs+=("${build[@]}") ;;
+  test)  pkgs+=("${build[@]}" "${test[@]}") ;;
+  bench) pkgs+=("${build[@]}" "${bench[@]}") ;;
+  demo)  pkgs+=("${build[@]}" "${demo[@]}") ;;
+  all)   pkgs+=("${build[@]}" "${test[@]}" "${bench[@]}" "${demo[@]}") ;;
+  *) echo "deps: unknown group '$group' (build, test, bench, demo, all)" >&2; exit 2 ;;
+  esac
 done
 
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "deps: missing packages: ${missing[*]}; run as root: $0" >&2
-    exit 1
-  fi
-  echo "deps: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
-  apt-get update -qq || true
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+missing=()
+for p in $(printf '%s\n' "${pkgs[@]}" | sort -u); do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
 
-# bpffs: libbpf pinning and xdp-tools need it; a fresh machine has none mounted.
-if ! mount | grep -q ' /sys/fs/bpf type bpf'; then
-  mount -t bpf bpf /sys/fs/bpf 2>/dev/null || echo "deps: could not mount bpffs on /sys/fs/bpf" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: missing packages: ${missing[*]}; install them, or run as root: $0 $*" >&2
+  exit 1
 fi
-# Keep the prometheus server the package starts from listening while tests run.
-if command -v systemctl >/dev/null 2>&1 && systemctl is-active -q prometheus 2>/dev/null; then
-  systemctl stop prometheus 2>/dev/null || true
-fi
-exit 0
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+apt-get update -qq || true
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
