@@ -6,7 +6,7 @@
 #   make fuzz       longer libFuzzer runs (FUZZ_SECONDS per target)
 #   make bench      side-by-side benchmarks (see docs/benchmarks.md)
 #   make demo       the DDoS lab: attack, filter, live stats, summary
-#   make install    /usr/local/sbin/fastpath and its man pages
+#   make install    /usr/local/sbin/fastpath, man pages, systemd units, bash completion
 
 CC        ?= gcc
 CLANG     ?= clang
@@ -118,6 +118,10 @@ install: $(BUILD)/fastpath
 	install -D -m 0755 $(BUILD)/fastpath $(DESTDIR)$(PREFIX)/sbin/fastpath
 	for m in docs/man/*.[0-9]; do \
 	  s=$${m##*.}; install -D -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man$$s/$$(basename $$m); done
+	for u in systemd/*.service; do \
+	  sed 's#/usr/local/sbin/fastpath#$(PREFIX)/sbin/fastpath#g' $$u >$(BUILD)/$$(basename $$u) && \
+	  install -D -m 0644 $(BUILD)/$$(basename $$u) $(DESTDIR)$(PREFIX)/lib/systemd/system/$$(basename $$u); done
+	install -D -m 0644 completion/fastpath.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/fastpath
 
 clean:
 	rm -rf $(BUILD)

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/audit.h"
 #include "cli/cli.h"
 #include "cli/filter_cli.h"
 #include "cli/rulefile.h"
@@ -53,11 +54,47 @@ static double elapsed_ms(const struct timespec *a)
 	return (b.tv_sec - a->tv_sec) * 1e3 + (b.tv_nsec - a->tv_nsec) / 1e6;
 }
 
+int filter_load_opt(const struct cli *cli, int c, const char *arg, struct fp_filter_load_opts *lo)
+{
+	char *end;
+	unsigned long v;
+
+	switch (c) {
+	case 'm':
+		if (!strcmp(arg, "skb") || !strcmp(arg, "generic"))
+			lo->skb_mode = true;
+		else if (!strcmp(arg, "native") || !strcmp(arg, "drv"))
+			lo->skb_mode = false;
+		else
+			return cli_usage(cli, "--mode takes native or skb, not '%s'", arg);
+		return CLI_OK;
+	case 't':
+		v = strtoul(arg, &end, 10);
+		if (*end || end == arg || v < FP_FLAT_MIN_BITS || v > FP_FLAT_MAX_BITS)
+			return cli_usage(cli, "--table-bits '%s': give %d..%d (default %d)", arg,
+					 FP_FLAT_MIN_BITS, FP_FLAT_MAX_BITS, FP_FLAT_BITS_DEFAULT);
+		lo->table_bits = (unsigned)v;
+		return CLI_OK;
+	}
+	return cli_usage(cli, "unknown option");
+}
+
+void filter_print_diff_counts(const struct fp_ruleset_diff *d)
+{
+	out_bool("changed", !fp_ruleset_diff__empty(d));
+	out_u64("added", d->added);
+	out_u64("removed", d->removed);
+	out_u64("modified", d->changed);
+	out_u64("moved", d->moved);
+	out_bool("default_changed", d->default_changed);
+}
+
 /* load_ms < 0: not a load (apply, add, del); t0 NULL: a load without rules.
  * A load's own time (the verifier's, mostly) is not the apply's: reported
- * apart. */
+ * apart. d: what the apply changed (NULL: a load). */
 static int report_applied(const struct cli *cli, struct fp_filter *f, const char *ifname,
-			  size_t n, const struct timespec *t0, double load_ms)
+			  size_t n, const struct timespec *t0, double load_ms,
+			  const struct fp_ruleset_diff *d)
 {
 	struct fp_filter_view v;
 	double ms = t0 ? elapsed_ms(t0) : 0;
@@ -72,9 +109,69 @@ static int report_applied(const struct cli *cli, struct fp_filter *f, const char
 		out_double("load_ms", load_ms);
 	if (t0)
 		out_double("apply_ms", ms);
+	if (d)
+		filter_print_diff_counts(d);
 	out_obj_end();
 	fp_filter_view__free(&v);
 	return CLI_OK;
+}
+
+static uint64_t serial_of(struct fp_filter *f)
+{
+	struct fp_filter_view v;
+	uint64_t s;
+
+	if (fp_filter__view(f, &v))
+		return 0;
+	s = v.state.serial;
+	fp_filter_view__free(&v);
+	return s;
+}
+
+int filter_load_set(struct cli *cli, const char *ifname, const struct fp_filter_load_opts *lo,
+		    const struct fp_ruleset *set, const char *source)
+{
+	struct fp_ruleset none = { 0 };
+	struct fp_ruleset_diff d = { 0 };
+	struct fp_filter *f = NULL;
+	struct timespec t0, t_all;
+	double load_ms;
+	char err[512];
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t_all = t0;
+	if (set && fp_ruleset__diff(&none, set, &d))
+		return cli_fail(cli, "out of memory");
+	ret = fp_filter__load(ifname, lo, &f, err, sizeof(err));
+	if (ret) {
+		cli_audit(cli, &(struct cli_audit){ .verb = "load", .iface = ifname,
+						    .source = source, .error = err });
+		fp_ruleset_diff__free(&d);
+		return cli_fail(cli, "%s", err);
+	}
+	load_ms = elapsed_ms(&t0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (set) {
+		ret = fp_filter__apply(f, set, err, sizeof(err));
+		if (ret) {
+			char e2[512];
+
+			fp_filter__close(f);
+			fp_filter__unload(ifname, cli->bpffs, e2, sizeof(e2));
+			cli_audit(cli, &(struct cli_audit){ .verb = "load", .iface = ifname,
+							    .source = source, .error = err });
+			fp_ruleset_diff__free(&d);
+			return cli_fail(cli, "%s; nothing was loaded", err);
+		}
+	}
+	cli_audit(cli, &(struct cli_audit){ .verb = "load", .iface = ifname, .source = source,
+					    .diff = set ? &d : NULL, .gen_after = serial_of(f),
+					    .ms = elapsed_ms(&t_all) });
+	ret = report_applied(cli, f, ifname, set ? set->n : 0, set ? &t0 : NULL, load_ms, NULL);
+	fp_filter__close(f);
+	fp_ruleset_diff__free(&d);
+	return ret;
 }
 
 static int do_load(struct cli *cli, int argc, char **argv)
@@ -86,31 +183,12 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	};
 	struct fp_filter_load_opts lo = { .bpffs = cli->bpffs };
 	struct fp_ruleset set = { 0 };
-	struct fp_filter *f = NULL;
-	struct timespec t0;
-	double load_ms;
-	char err[512];
 	int c, ret;
 
 	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
 	while ((c = getopt_long(argc, argv, "m:t:", opts, NULL)) != -1) {
-		if (c == 't') {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || end == optarg || v < FP_FLAT_MIN_BITS || v > FP_FLAT_MAX_BITS)
-				return cli_usage(cli, "--table-bits '%s': give %d..%d (default %d)",
-						 optarg, FP_FLAT_MIN_BITS, FP_FLAT_MAX_BITS,
-						 FP_FLAT_BITS_DEFAULT);
-			lo.table_bits = (unsigned)v;
-			continue;
-		}
-		if (c != 'm')
-			return cli_usage(cli, "unknown option");
-		if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
-			lo.skb_mode = true;
-		else if (strcmp(optarg, "native") && strcmp(optarg, "drv"))
-			return cli_usage(cli, "--mode takes native or skb, not '%s'", optarg);
+		if ((ret = filter_load_opt(cli, c, optarg, &lo)))
+			return ret;
 	}
 	if (argc - optind < 1 || argc - optind > 2)
 		return cli_usage(cli, "expected IFACE [FILE]");
@@ -120,40 +198,25 @@ static int do_load(struct cli *cli, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = fp_filter__load(argv[optind], &lo, &f, err, sizeof(err));
-	if (ret) {
-		fp_ruleset__free(&set);
-		return cli_fail(cli, "%s", err);
-	}
-	load_ms = elapsed_ms(&t0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (argc - optind == 2) {
-		ret = fp_filter__apply(f, &set, err, sizeof(err));
-		if (ret) {
-			char e2[512];
-
-			fp_filter__close(f);
-			fp_filter__unload(argv[optind], cli->bpffs, e2, sizeof(e2));
-			fp_ruleset__free(&set);
-			return cli_fail(cli, "%s; nothing was loaded", err);
-		}
-	}
-	ret = report_applied(cli, f, argv[optind], set.n, argc - optind == 2 ? &t0 : NULL,
-			     load_ms);
-	fp_filter__close(f);
+	ret = filter_load_set(cli, argv[optind], &lo, argc - optind == 2 ? &set : NULL,
+			      argc - optind == 2 ? argv[optind + 1] : NULL);
 	fp_ruleset__free(&set);
 	return ret;
 }
 
 static int do_unload(struct cli *cli, int argc, char **argv)
 {
+	struct timespec t0;
 	char err[512];
 	int ret = cli_nargs(cli, argc, argv, 1, 1);
 
 	if (ret)
 		return ret;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_filter__unload(argv[1], cli->bpffs, err, sizeof(err));
+	cli_audit(cli, &(struct cli_audit){ .verb = "unload", .iface = argv[1], .ms = elapsed_ms(&t0),
+					    .note = ret > 0 ? err : "detached, pins removed",
+					    .error = ret < 0 ? err : NULL });
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
 	if (ret > 0)
@@ -161,42 +224,65 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	return CLI_OK;
 }
 
-/* Applies set to the loaded interface, with the edit lock held. */
-static int apply_set(const struct cli *cli, const char *ifname, struct fp_filter *f,
-		     const struct fp_ruleset *set, const struct timespec *t0)
+/*
+ * Applies set to the loaded interface; the caller holds the interface's edit
+ * lock. An identical set changes nothing (no new generation). live: the
+ * running set as read under the lock. t0: when the change began. Audited.
+ */
+static int apply_locked(struct cli *cli, const char *verb, const char *ifname,
+			struct fp_filter *f, const struct fp_ruleset *live,
+			const struct fp_ruleset *set, const char *source,
+			const struct timespec *t0)
 {
+	struct fp_ruleset_diff d = { 0 };
+	struct cli_audit a = { .verb = verb, .iface = ifname, .source = source };
 	char err[512];
-	int ret = fp_filter__apply(f, set, err, sizeof(err));
+	int ret;
 
-	if (ret)
-		return cli_fail(cli, "%s; the running rule set is unchanged", err);
-	return report_applied(cli, f, ifname, set->n, t0, -1);
+	if (fp_ruleset__diff(live, set, &d))
+		return cli_fail(cli, "out of memory");
+	a.diff = &d;
+	a.gen_before = a.gen_after = serial_of(f);
+	if (fp_ruleset_diff__empty(&d)) {
+		/* already in place: a configuration run finds nothing to do */
+		a.ms = elapsed_ms(t0);
+		cli_audit(cli, &a);
+		ret = report_applied(cli, f, ifname, set->n, NULL, -1, &d);
+		goto out;
+	}
+	ret = fp_filter__apply(f, set, err, sizeof(err));
+	a.ms = elapsed_ms(t0);
+	if (ret) {
+		a.error = err;
+		cli_audit(cli, &a);
+		ret = cli_fail(cli, "%s; the running rule set is unchanged", err);
+		goto out;
+	}
+	a.gen_after = serial_of(f);
+	cli_audit(cli, &a);
+	ret = report_applied(cli, f, ifname, set->n, t0, -1, &d);
+out:
+	fp_ruleset_diff__free(&d);
+	return ret;
 }
 
-static int do_apply(struct cli *cli, int argc, char **argv)
+int filter_apply_set(struct cli *cli, const char *verb, const char *ifname,
+		     struct fp_filter *f, const struct fp_ruleset *set, const char *source)
 {
-	struct fp_ruleset set;
-	struct fp_filter *f;
+	struct fp_ruleset live = { 0 };
 	struct timespec t0;
-	int ret = cli_nargs(cli, argc, argv, 2, 2), lock;
+	char err[512];
+	int ret, lock = lock_iface(cli, ifname);
 
-	if (ret)
-		return ret;
-	ret = cli_read_ruleset(cli, argv[2], &set);
-	if (ret)
-		return ret;
-	ret = filter_open(cli, argv[1], &f);
-	if (ret) {
-		fp_ruleset__free(&set);
-		return ret;
-	}
-	lock = lock_iface(cli, argv[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = apply_set(cli, argv[1], f, &set, &t0);
+	ret = fp_filter__ruleset(f, &live, err, sizeof(err));
+	if (ret)
+		ret = cli_fail(cli, "%s", err);
+	else
+		ret = apply_locked(cli, verb, ifname, f, &live, set, source, &t0);
 	if (lock >= 0)
 		close(lock);
-	fp_filter__close(f);
-	fp_ruleset__free(&set);
+	fp_ruleset__free(&live);
 	return ret;
 }
 
@@ -285,16 +371,18 @@ static int do_add(struct cli *cli, int argc, char **argv)
 				break;
 		}
 	}
-	nr = realloc(set.rules, (set.n + 1) * sizeof(*nr));
+	/* the new set beside the live one (the audit and the counters compare) */
+	nr = malloc((set.n + 1) * sizeof(*nr));
 	if (!nr) {
 		ret = cli_fail(cli, "out of memory");
 		goto out_set;
 	}
-	set.rules = nr;
-	memmove(&set.rules[at], &set.rules[at - 1], (set.n - (at - 1)) * sizeof(*nr));
-	set.rules[at - 1] = rule;
-	set.n++;
-	ret = apply_set(cli, argv[optind], f, &set, &t0);
+	memcpy(nr, set.rules, (at - 1) * sizeof(*nr));
+	nr[at - 1] = rule;
+	memcpy(&nr[at], &set.rules[at - 1], (set.n - (at - 1)) * sizeof(*nr));
+	ret = apply_locked(cli, "add", argv[optind], f, &set,
+			   &(struct fp_ruleset){ set.default_action, set.n + 1, nr }, NULL, &t0);
+	free(nr);
 out_set:
 	fp_diags__free(&d);
 	fp_ruleset__free(&set);
@@ -332,10 +420,20 @@ static int do_del(struct cli *cli, int argc, char **argv)
 		ret = cli_fail(cli, "no rule with id '%s' on %s; `fastpath filter list %s` shows them",
 			       argv[2], argv[1], argv[1]);
 	} else {
-		memmove(&set.rules[i], &set.rules[i + 1], (set.n - i - 1) * sizeof(set.rules[0]));
-		set.n--;
-		ret = apply_set(cli, argv[1], f, &set, &t0);
+		struct fp_rule *nr = malloc((set.n + 1) * sizeof(*nr));
+
+		if (!nr) {
+			ret = cli_fail(cli, "out of memory");
+			goto out_set;
+		}
+		memcpy(nr, set.rules, i * sizeof(*nr));
+		memcpy(&nr[i], &set.rules[i + 1], (set.n - i - 1) * sizeof(*nr));
+		ret = apply_locked(cli, "del", argv[1], f, &set,
+				   &(struct fp_ruleset){ set.default_action, set.n - 1, nr }, NULL,
+				   &t0);
+		free(nr);
 	}
+out_set:
 	fp_ruleset__free(&set);
 out:
 	if (lock >= 0)
@@ -350,7 +448,13 @@ static const struct cli_verb filter_verbs[] = {
 	  "tuple-key and prefix tables (2^N slots per generation, default 18: about "
 	  "100,000 each)", do_load },
 	{ "unload", "IFACE", "detach from IFACE and remove its pins", do_unload },
-	{ "apply", "IFACE FILE", "replace the whole rule set atomically", do_apply },
+	{ "apply", "IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N]]",
+	  "replace the whole rule set atomically (an identical set changes nothing); "
+	  "--dry-run shows the rules added, removed, changed and moved, and changes nothing; "
+	  "--load loads the filter first when it is not loaded", filter_do_apply },
+	{ "save", "IFACE [FILE]", "write the running rule set as a rule file (stdout without "
+	  "FILE; FILE is replaced atomically) that apply turns back into the same set",
+	  filter_do_save },
 	{ "add", "IFACE [--at N] RULE", "add one rule (at the end, or at position N)", do_add },
 	{ "del", "IFACE ID", "delete the rule with id ID", do_del },
 	{ "list", "IFACE", "the live rules with their counters", filter_do_list },

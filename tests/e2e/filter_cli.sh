@@ -97,8 +97,14 @@ gen=$(pyeval "d['generation']")
 check "apply -j: rules, generation, apply_ms" \
 	"$PY" -c "import json,sys; d=json.load(open('$out')); sys.exit(not (d['rules']==3 and d['apply_ms']>0 and d['iface']=='$va'))"
 expect 0 filter apply "$va" "$T/base.rules"
-check "apply prints the next generation and apply_ms" \
-	bash -c "grep -q '^generation: *$((gen + 1))\$' $out && grep -q '^apply_ms:' $out"
+check "apply of the set in place changes nothing: same generation, changed: no, no apply_ms" \
+	bash -c "grep -q '^generation: *$gen\$' $out && grep -q '^changed: *no' $out && ! grep -q '^apply_ms:' $out"
+sed 's/dport 80 id web/dport 81 id web/' "$T/base.rules" >"$T/base81.rules"
+expect 0 filter apply "$va" "$T/base81.rules"
+check "apply of another set prints the next generation, apply_ms and what changed" \
+	bash -c "grep -q '^generation: *$((gen + 1))\$' $out && grep -q '^apply_ms:' $out && grep -q '^modified: *1' $out"
+expect 0 filter apply "$va" "$T/base.rules"
+gen=$((gen + 1))
 before=$(list_rules)
 printf 'drop udp dport 5000 id fine\nfoo bar\ndrop tcp dport 99999\n' >"$T/bad.rules"
 expect 2 filter apply "$va" "$T/bad.rules"

@@ -1,0 +1,75 @@
+# bash completion for fastpath(8). Objects and verbs come from the binary's
+# own help (so they follow what it has built in); interfaces from
+# `fastpath -j status` (those with fastpath loaded; for `filter load`, every
+# interface); rule ids from `fastpath -j filter list IFACE`.
+#   install: /usr/share/bash-completion/completions/fastpath (make install),
+#   or `source completion/fastpath.bash`
+
+_fastpath_json_field() { # FIELD: the values of FIELD in a JSON array on stdin
+	sed -n 's/"'"$1"'":"\([^"]*\)"/\n\1\n/gp' | sed -n '/^[^{[,]/p' | grep -v '^[]}]'
+}
+
+_fastpath() {
+	local cur prev words cword
+	_init_completion 2>/dev/null || {
+		cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+		words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
+	}
+	local fp=${words[0]} i obj= verb= nobj=0 args=() bpffs=()
+	# global options, and where the object and the verb are
+	for (( i = 1; i < cword; i++ )); do
+		case ${words[i]} in
+		--bpffs) bpffs=(--bpffs "${words[i+1]}"); (( i++ )); continue ;;
+		-*) continue ;;
+		esac
+		if [[ -z $obj ]]; then obj=${words[i]}; nobj=$i
+		elif [[ -z $verb ]]; then verb=${words[i]}
+		else args+=("${words[i]}")
+		fi
+	done
+	if [[ $prev == --bpffs ]]; then
+		COMPREPLY=($(compgen -d -- "$cur")); return
+	fi
+	if [[ -z $obj ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '-j --json -p --pretty --bpffs -v --verbose -h --help -V --version' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$("$fp" help 2>/dev/null |
+				sed -n 's/.*OBJECT := { \(.*\) }.*/\1/p' | tr -d '|') help" -- "$cur"))
+		fi
+		return
+	fi
+	local loaded all
+	loaded() { "$fp" "${bpffs[@]}" -j status 2>/dev/null | _fastpath_json_field iface; }
+	all() { ls /sys/class/net 2>/dev/null; }
+	case $obj in
+	filter|rules)
+		if [[ -z $verb ]]; then
+			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |
+				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
+			return
+		fi
+		case $verb in
+		load) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(all)" -- "$cur")) ||
+			COMPREPLY=($(compgen -f -- "$cur"))
+			[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--mode --table-bits' -- "$cur")) ;;
+		apply) if [[ $cur == -* ]]; then
+				COMPREPLY=($(compgen -W '--dry-run --load --mode --table-bits' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then
+				COMPREPLY=($(compgen -W "$(loaded)" -- "$cur"))
+				[[ " ${words[*]} " == *" --load "* ]] && COMPREPLY=($(compgen -W "$(all)" -- "$cur"))
+			else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
+		del) if [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur"))
+			else COMPREPLY=($(compgen -W "$("$fp" "${bpffs[@]}" -j filter list "${args[0]}" 2>/dev/null |
+				_fastpath_json_field id)" -- "$cur")); fi ;;
+		save|test|check) [[ ${#args[@]} == 0 && $verb == save ]] &&
+			COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) || COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
+		esac ;;
+	dump|stats|gen)
+		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen ]] && all || loaded)" -- "$cur")) ;;
+	status)
+		COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
+	esac
+}
+complete -F _fastpath fastpath

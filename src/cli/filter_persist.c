@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `filter apply` and `filter save`: what configuration management and a
+ * reboot need. apply compares the file with the running set first: an
+ * identical set changes nothing (no new generation: a config run that finds
+ * everything in place says so); --dry-run prints that comparison and stops;
+ * --load loads the filter when it is not loaded, so one command brings an
+ * interface to its rule set from any state. save writes the running set
+ * back as a rule file that applies to the same set (ids, order, comments,
+ * default), replacing FILE atomically.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/audit.h"
+#include "cli/cli.h"
+#include "cli/filter_cli.h"
+#include "cli/rulefile.h"
+#include "rules/diff.h"
+
+/* The changes as rows: kind, id, from, to, and the texts. */
+static void print_diff(const struct fp_ruleset_diff *d, const struct fp_ruleset *new_set)
+{
+	filter_print_diff_counts(d);
+	out_u64("unchanged", d->unchanged);
+	out_str("default", fp_action__name(new_set->default_action));
+	out_list_begin("changes");
+	for (size_t i = 0; i < d->n; i++) {
+		const struct fp_rule_change *c = &d->v[i];
+		const struct fp_rule *r = c->new_rule ? c->new_rule : c->old_rule;
+		char text[FP_RULE_TEXT];
+
+		out_row_begin();
+		out_str("change", fp_diff_kind__name(c->kind));
+		out_str("id", r->id);
+		if (c->from)
+			out_u64("from", c->from);
+		else
+			out_null("from");
+		if (c->to)
+			out_u64("to", c->to);
+		else
+			out_null("to");
+		fp_rule__format(r, text, sizeof(text));
+		out_str("rule", text);
+		if (c->kind == FP_DIFF_CHANGED) {
+			fp_rule__format(c->old_rule, text, sizeof(text));
+			out_str("was", text);
+		} else {
+			out_null("was");
+		}
+		out_row_end();
+	}
+	out_list_end();
+}
+
+/* `apply IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N]]` */
+int filter_do_apply(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "load", no_argument, NULL, 'l' },
+		{ "mode", required_argument, NULL, 'm' },
+		{ "table-bits", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fp_filter_load_opts lo = { .bpffs = cli->bpffs };
+	struct fp_ruleset set, live = { 0 };
+	struct fp_ruleset_diff d = { 0 };
+	struct fp_filter *f = NULL;
+	bool dry = false, load = false, load_opts = false;
+	char err[512];
+	int c, ret;
+
+	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
+	while ((c = getopt_long(argc, argv, "nlm:t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': dry = true; break;
+		case 'l': load = true; break;
+		case 'm':
+		case 't':
+			if ((ret = filter_load_opt(cli, c, optarg, &lo)))
+				return ret;
+			load_opts = true;
+			break;
+		default:
+			return cli_usage(cli, "unknown option; apply takes --dry-run, --load, "
+					      "--mode and --table-bits");
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(cli, "expected IFACE FILE");
+	if (load_opts && !load)
+		return cli_usage(cli, "--mode and --table-bits are load options: add --load");
+	ret = cli_read_ruleset(cli, argv[optind + 1], &set);
+	if (ret)
+		return ret;
+	ret = fp_filter__open(argv[optind], cli->bpffs, &f, err, sizeof(err));
+	if (ret == -ENOENT && load) {
+		/* not loaded: load with the file's rules, as `filter load` would */
+		if (dry) {
+			struct fp_ruleset none = { 0 };
+
+			ret = fp_ruleset__diff(&none, &set, &d);
+			if (!ret) {
+				out_obj_begin();
+				out_str("iface", argv[optind]);
+				out_bool("loaded", false);
+				out_bool("would_load", true);
+				print_diff(&d, &set);
+				out_obj_end();
+			}
+			ret = ret ? cli_fail(cli, "out of memory") : CLI_OK;
+			goto out;
+		}
+		ret = filter_load_set(cli, argv[optind], &lo, &set, argv[optind + 1]);
+		goto out;
+	}
+	if (ret) {
+		ret = cli_fail(cli, "%s%s", err, ret == -ENOENT ? " (or use apply --load)" : "");
+		goto out;
+	}
+	if (!dry) {
+		ret = filter_apply_set(cli, "apply", argv[optind], f, &set, argv[optind + 1]);
+		goto out;
+	}
+	ret = fp_filter__ruleset(f, &live, err, sizeof(err));
+	if (ret) {
+		ret = cli_fail(cli, "%s", err);
+		goto out;
+	}
+	if (fp_ruleset__diff(&live, &set, &d)) {
+		ret = cli_fail(cli, "out of memory");
+		goto out;
+	}
+	{
+		struct fp_filter_view v;
+
+		out_obj_begin();
+		out_str("iface", argv[optind]);
+		out_bool("loaded", true);
+		if (!fp_filter__view(f, &v)) {
+			out_u64("generation", v.state.serial);
+			fp_filter_view__free(&v);
+		}
+		print_diff(&d, &set);
+		out_obj_end();
+		ret = CLI_OK;
+	}
+out:
+	fp_ruleset_diff__free(&d);
+	fp_ruleset__free(&live);
+	fp_ruleset__free(&set);
+	fp_filter__close(f);
+	return ret;
+}
+
+/* Writes the set as a rule file to fd: a header, the default, the rules. */
+static int write_set(FILE *out, const char *ifname, uint64_t gen, const struct fp_ruleset *set)
+{
+	char stamp[64], text[FP_RULE_TEXT];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	fprintf(out, "# fastpath rule set of %s, generation %llu, saved %s by `fastpath filter save`.\n"
+		     "# `fastpath filter apply %s FILE` applies exactly this set again.\n",
+		ifname, (unsigned long long)gen, stamp, ifname);
+	fprintf(out, "default %s\n", fp_action__name(set->default_action));
+	for (size_t i = 0; i < set->n; i++) {
+		fp_rule__format(&set->rules[i], text, sizeof(text));
+		fprintf(out, "%s\n", text);
+	}
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+/* `save IFACE [FILE|-]`: FILE is replaced whole or not at all. */
+int filter_do_save(struct cli *cli, int argc, char **argv)
+{
+	struct fp_ruleset set = { 0 };
+	struct fp_filter_view v;
+	struct fp_filter *f = NULL;
+	const char *path = argc > 2 ? argv[2] : "-";
+	char err[512], tmp[PATH_MAX];
+	uint64_t gen = 0;
+	FILE *out = NULL;
+	int ret = cli_nargs(cli, argc, argv, 1, 2), fd = -1;
+
+	if (ret)
+		return ret;
+	ret = filter_open(cli, argv[1], &f);
+	if (ret)
+		return ret;
+	ret = fp_filter__ruleset(f, &set, err, sizeof(err));
+	if (ret) {
+		ret = cli_fail(cli, "%s", err);
+		goto out;
+	}
+	if (!fp_filter__view(f, &v)) {
+		gen = v.state.serial;
+		fp_filter_view__free(&v);
+	}
+	if (!strcmp(path, "-")) {
+		if (out_is_json()) {
+			ret = cli_usage(cli, "save writes a rule file, not JSON: give FILE, or drop -j");
+			goto out;
+		}
+		ret = write_set(stdout, argv[1], gen, &set) ? cli_fail(cli, "writing stdout failed")
+							   : CLI_OK;
+		goto out;
+	}
+	/* beside FILE, then renamed over it: a crash leaves the old file */
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		ret = cli_usage(cli, "file name too long: %s", path);
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		goto out;
+	}
+	if (fchmod(fd, 0644) || write_set(out, argv[1], gen, &set) || fsync(fd)) {
+		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		fclose(out);
+		unlink(tmp);
+		goto out;
+	}
+	fclose(out);
+	if (rename(tmp, path)) {
+		ret = cli_fail(cli, "cannot replace %s: %s", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	out_obj_begin();
+	out_str("iface", argv[1]);
+	out_str("file", path);
+	out_u64("rules", set.n);
+	out_u64("generation", gen);
+	out_str("default", fp_action__name(set.default_action));
+	out_obj_end();
+	ret = CLI_OK;
+out:
+	fp_ruleset__free(&set);
+	fp_filter__close(f);
+	return ret;
+}
