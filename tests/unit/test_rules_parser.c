@@ -442,6 +442,12 @@ static void test_errors_options(void **state)
 	rule_err("limit 1/s by src by dst", 18, "option 'by' given twice");
 	rule_err("drop id x id y", 11, "option 'id' given twice");
 	rule_err("drop id a/b", 9, "bad rule id 'a/b'");
+	/* outputs spell the default verdict's row "default" and a missing value "-" */
+	rule_err("drop id default", 9, "rule id 'default' is reserved");
+	rule_err("drop udp id - dport 9", 13, "rule id '-' is reserved");
+	assert_string_equal(one("drop id default-2").id, "default-2");
+	assert_string_equal(one("drop id --").id, "--");
+	assert_string_equal(one("drop id Default").id, "Default");
 	rule_err("drop id", 8, "expected a rule id after 'id', got end of line");
 	rule_err("drop id iiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiiii", 9,
 		 "bad rule id");
