@@ -4,6 +4,7 @@
  * compatible with Cloudflare's bpfgen and stricter where it was wrong:
  *
  *   example.com        exactly that name (leading and trailing dots ignored)
+ *   .                  the root name (a root-zone query: the name is one 0 byte)
  *   *.example.com      one label of 1..63 bytes, then example.com
  *   *{4-255}.x.com     one label of 4..63 bytes (bounds clamped to 1..63)
  *   fin?.me            '?' matches any one byte
@@ -189,7 +190,7 @@ int fp_dns_pattern__parse(const char *text, bool icase, struct fp_dns_pattern *p
 			  char *err, size_t errlen)
 {
 	size_t b = 0, e = strlen(text), start, wire = 0, i;
-	bool free_suffix, exact = false;
+	bool free_suffix, exact = false, dotted;
 	unsigned char lab[1024];
 	int r = 0;
 
@@ -198,6 +199,7 @@ int fp_dns_pattern__parse(const char *text, bool icase, struct fp_dns_pattern *p
 		b++;
 	while (e > b && py_space(text[e - 1]))
 		e--;
+	dotted = b < e && text[b] == '.';
 	while (b < e && text[b] == '.')
 		b++;
 	free_suffix = e - b >= 2 && text[e - 1] == '*' && text[e - 2] == '*';
@@ -207,8 +209,14 @@ int fp_dns_pattern__parse(const char *text, bool icase, struct fp_dns_pattern *p
 	}
 	while (e > b && text[e - 1] == '.')
 		e--;
-	if (e == b && !free_suffix)
+	if (e == b && !free_suffix && !dotted)
 		return perr(err, errlen, "empty pattern '%s'", text);
+	if (e == b && !free_suffix) { /* only dots: the root name, its one 0 byte */
+		r = add_literal(p, (const unsigned char *)"", 0, false, icase, err, errlen);
+		if (r)
+			goto fail;
+		return 0;
+	}
 	if (e - b > sizeof(lab) - 1)
 		return perr(err, errlen, "name longer than %d bytes on the wire", DNS_MAX_NAME);
 

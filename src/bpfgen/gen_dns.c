@@ -20,6 +20,7 @@ static const char dns_help[] =
 	"Matches DNS packets whose first question name matches any PATTERN.\n"
 	"\n"
 	"  example.com        exactly example.com (leading/trailing dots ignored)\n"
+	"  .                  the root name (root-zone queries: dig . NS)\n"
 	"  *.example.com      one label of 1..63 bytes before example.com\n"
 	"                     (not example.com itself, not a.b.example.com)\n"
 	"  *{4-255}.ex.com    one label of 4..63 bytes (bounds clamped to 1..63)\n"

@@ -54,7 +54,7 @@ int filter_do_list(struct cli *cli, int argc, char **argv)
 	}
 	out_row_begin();
 	out_null("pos");
-	out_null("id");
+	out_str("id", "default");
 	out_u64("packets", v.dflt.packets);
 	out_u64("bytes", v.dflt.bytes);
 	out_strf("rule", "default %s", v.default_verdict == XDP_DROP ? "drop" : "pass");
@@ -140,7 +140,7 @@ static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 		rule_row(id, &v->rules[i].total, same_gen ? &prev->rules[i].total : NULL, dt,
 			 &v->rules[i]);
 	}
-	rule_row("(default)", &v->dflt, same_gen ? &prev->dflt : NULL, dt, NULL);
+	rule_row("default", &v->dflt, same_gen ? &prev->dflt : NULL, dt, NULL);
 	out_list_end();
 	out_list_begin("stage");
 	for (int s = 0; s < FP_FLT_ST_MAX; s++) {

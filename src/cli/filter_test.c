@@ -63,7 +63,9 @@ int filter_do_test(struct cli *cli, int argc, char **argv)
 				       strerror(-ret));
 			goto out;
 		}
-		id = rule < set.n ? set.rules[rule].id : NULL;
+		/* "default" when the default decided (no rule may have that id),
+		 * null ("-") for a frame too short to run */
+		id = rule < set.n ? set.rules[rule].id : h->caplen < 14 ? NULL : "default";
 		drops += verdict == XDP_DROP;
 		if (out_is_json()) {
 			out_line_begin();

@@ -129,6 +129,10 @@ static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value w
 			label(f, "rule", id);
 			value_u64(f, rule_value(&v->rules[r].total, what));
 		}
+		/* the default verdict, spelled as in filter list, stats and dump */
+		open_sample(f, name, m->ifaces[i].st->name);
+		label(f, "rule", "default");
+		value_u64(f, rule_value(&v->dflt, what));
 	}
 }
 

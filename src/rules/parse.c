@@ -329,6 +329,11 @@ static int option(struct ctx *c, const struct fp_tok *t, unsigned kw)
 		if (!id_ok(a.s, a.len))
 			return report(c, a.col, "bad rule id '%s': expected 1..%d characters of "
 				      "A-Z a-z 0-9 _ . : -", show(&a, b, sizeof(b)), FP_RULE_ID_MAX - 1);
+		/* outputs name the default verdict's row "default" (filter list, stats,
+		 * test, dump, metrics) and print a missing value as "-" */
+		if (tok_is(&a, "default") || tok_is(&a, "-"))
+			return report(c, a.col, "rule id '%s' is reserved (it names the default "
+				      "verdict in outputs); choose another", show(&a, b, sizeof(b)));
 		memcpy(r->id, a.s, a.len);
 		r->id[a.len] = '\0';
 		c->id_col = a.col;

@@ -55,7 +55,7 @@ static void test_match_vs_reference(void **state)
 		struct fp_rule rule;
 		struct rng r;
 		char err[256];
-		int n = 0;
+		int n = 0, rule_hits = 0;
 
 		rng_seed(&r, 7000 + i);
 		random_rule(&r, i, &rule);
@@ -87,11 +87,17 @@ static void test_match_vs_reference(void **state)
 			}
 			checked++;
 			hits += want;
+			rule_hits += want;
 		}
 		fp_dump__drain(d);
 		fp_dump__stop(d);
 		/* the ring got exactly the matching frames (sample 1/1) */
-		assert_true(n >= 0);
+		if (n != rule_hits) {
+			char text[FP_RULE_TEXT];
+
+			fp_rule__format(&rule, text, sizeof(text));
+			fail_msg("match %s: %d frames matched, the ring got %d", text, rule_hits, n);
+		}
 	}
 	fprintf(stderr, "dump match: %llu frames agree, %llu matched\n",
 		(unsigned long long)checked, (unsigned long long)hits);

@@ -25,6 +25,9 @@ expect 0 dns -- '*.example.com'
 check "bytecode line" grep -qx '20,177 0 0 0,.*,6 0 0 65535,6 0 0 0,' "$out"
 check "no warning under 64" test ! -s "$err"
 expect 0 dns '*.example.com'            # no `--` needed without generator options
+expect 0 dns -- .                       # the root name (a root-zone query)
+check "the root: one compare of the name's 0 byte" grep -qx '8,177 0 0 0,0 0 0 20,12 0 0 0,7 0 0 0,80 0 0 0,21 0 1 0,6 0 0 65535,6 0 0 0,' "$out"
+expect 2 dns -- '' && check "an empty pattern is still refused" grep -q 'empty pattern' "$err"
 expect 0 dns -s -- example.com          # top-level options after TYPE, as argparse
 check "assembly" grep -q '^lb_1:$' "$out"
 expect 0 -s -n -o 14 -6 suffix -- 010203

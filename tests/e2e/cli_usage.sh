@@ -114,6 +114,11 @@ expect 2 rules check
 expect 2 -j rules check && check "-j missing argument is JSON" json_has error
 expect 2 rules check a b
 expect 0 rules show "$good" && check "show lists the office rule" grep -q office "$out"
+# ids that outputs use for the default verdict's row and for "no value" are refused
+printf 'drop udp dport 9\ndrop tcp id default\npass id - "x"\n' >"$E2E_TMP/reserved.rules"
+expect 2 rules check "$E2E_TMP/reserved.rules"
+check "id default: refused at FILE:2:13" grep -q "reserved.rules:2:13: rule id 'default' is reserved" "$err"
+check "id -: refused at FILE:3:9" grep -q "reserved.rules:3:9: rule id '-' is reserved" "$err"
 expect 0 -p rules show "$good" && check "-p is JSON" json_has default pass
 
 # ---- exporter --listen: bad values are usage errors, before any bind ---------

@@ -101,8 +101,6 @@ def get(name, **labels):
     return samples.get((name, tuple(sorted(labels.items()))))
 bad = 0
 for r in stats['rules']:
-    if r['id'] == '(default)':
-        continue
     for what in ('packets', 'bytes', 'drops', 'samples'):
         if what not in r:
             continue
@@ -121,8 +119,10 @@ for key, name in (('samples', 'fastpath_samples_total'), ('samples_lost', 'fastp
         print('%s: stats %s, exporter %s' % (key, stats[key], get(name, iface=iface))); bad += 1
 if get('fastpath_generation', iface=iface) != stats['generation']:
     print('generation differs'); bad += 1
-print('compared %d rules and %d stage decisions, %d differences'
-      % (len(stats['rules']) - 1, len(stats['stage']), bad))
+if not stats['rules'] or stats['rules'][-1]['id'] != 'default':
+    print('stats: the last row is not the default'); bad += 1
+print('compared %d rules (the default too) and %d stage decisions, %d differences'
+      % (len(stats['rules']), len(stats['stage']), bad))
 sys.exit(1 if bad else 0)
 EOF
 check "every counter of the scrape equals filter stats -j" \

@@ -65,7 +65,8 @@ expect 1 filter load "$va" "$T/base.rules" && check "a second load says unload f
 
 # ---- list ------------------------------------------------------------------
 expect 0 -j filter list "$va"
-check "list -j: 3 rules then the default" test "$(pyeval "[r['id'] for r in d]")" == "['wt', 'flood', 'web', None]"
+check "list -j: 3 rules then the default (id default, no position)" \
+	test "$(pyeval "[(r['pos'], r['id']) for r in d]")" == "[(1, 'wt'), (2, 'flood'), (3, 'web'), (None, 'default')]"
 check "list -j: canonical text" test "$(pyeval "d[1]['rule']")" == "drop udp dport 9000-9999 id flood"
 check "list -j: the default line" test "$(pyeval "d[3]['rule']")" == "default pass"
 expect 0 filter list "$va"
@@ -79,7 +80,7 @@ check "the refused add added nothing" bash -c "! ip netns exec $a $FASTPATH filt
 expect 0 filter add "$va" --at 1 'pass udp src 10.211.0.9 id trusted'
 expect 0 filter add "$va" drop tcp dport 23   # no id: the first free number
 expect 0 -j filter list "$va"
-ids=$(pyeval "[r['id'] for r in d if r['id']]")
+ids=$(pyeval "[r['id'] for r in d if r['pos']]")
 check "add: at the end, at 1, and a numbered id ($ids)" \
 	"$PY" -c "import sys; l=$ids; sys.exit(not (l[:5]==['trusted','wt','flood','web','seven'] and len(l)==6 and l[5].isdigit()))"
 numbered=$(pyeval "d[5]['id']")
@@ -89,7 +90,7 @@ expect 0 filter del "$va" "$numbered"
 expect 0 filter del "$va" trusted
 expect 1 filter del "$va" nosuch && check "del of an unknown id names it" grep -q nosuch "$err"
 check "after del: wt flood web seven, then the default" \
-	test "$(list_rules | cut -d'|' -f1 | tr '\n' ' ')" == "wt flood web seven None "
+	test "$(list_rules | cut -d'|' -f1 | tr '\n' ' ')" == "wt flood web seven default "
 
 # ---- apply: good, then bad (exit 2, nothing applied) -----------------------
 expect 0 -j filter apply "$va" "$T/base.rules"
@@ -163,7 +164,7 @@ sys.exit(not any(800 <= r <= 1200 for r in rates))"
 e2e_kill "$sender"
 expect 0 -j filter stats "$va" --interval 300
 check "stats -j with an interval gives numeric pps" "$PY" -c "
-import json,sys; d=json.load(open('$out')); sys.exit(not all(isinstance(r['pps'], (int,float)) for r in d['rules'] if r['id']!='(default)'))"
+import json,sys; d=json.load(open('$out')); sys.exit(not all(isinstance(r['pps'], (int,float)) for r in d['rules'] if r['id']!='default') and d['rules'][-1]['id']=='default')"
 
 # ---- filter test on pcaps ----------------------------------------------------
 "$PY" - "$T" <<'EOF' 2>"$T/scapy.err" || e2e_fail "scapy could not write the captures: $(cat "$T/scapy.err")"
@@ -196,8 +197,8 @@ cat >"$T/want.jsonl" <<'EOF'
 {"packet":4,"verdict":"pass","rule":null}
 {"packet":5,"verdict":"drop","rule":"wt"}
 {"packet":6,"verdict":"drop","rule":"flood"}
-{"packet":7,"verdict":"pass","rule":null}
-{"packet":8,"verdict":"pass","rule":null}
+{"packet":7,"verdict":"pass","rule":"default"}
+{"packet":8,"verdict":"pass","rule":"default"}
 EOF
 expect 0 -j filter test "$T/base.rules" "$T/t.pcap"
 check "filter test -j: one verdict object per packet, as expected" \
@@ -212,7 +213,7 @@ check "the runt frame warns on stderr" grep -qi 'packet 4 .*too short' "$err"
 expect 0 filter test "$T/base.rules" "$T/t.pcap"
 check "filter test text: the same verdicts" \
 	test "$(awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3 }' "$out" | tr '\n' ';')" == \
-	"1 drop wt;2 drop flood;3 pass web;4 pass -;5 drop wt;6 drop flood;7 pass -;8 pass -;"
+	"1 drop wt;2 drop flood;3 pass web;4 pass -;5 drop wt;6 drop flood;7 pass default;8 pass default;"
 expect 1 filter test "$T/base.rules" "$T/raw.pcap" && check "another link type: a clear error" grep -qi 'link type' "$err"
 expect 1 -j filter test "$T/base.rules" "$T/raw.pcap" && check "... as JSON with -j" pyeval "d['error']" >/dev/null
 expect 1 filter test "$T/base.rules" "$T/corrupt.pcap" && check "a corrupt capture: an error naming it" grep -q 'corrupt' "$err"
@@ -233,7 +234,7 @@ if command -v tcpdump >/dev/null 2>&1; then
 	e2e_wait_for "! kill -0 $tcpd" 8 || e2e_log "tcpdump did not finish"
 	expect 0 -j filter test "$T/base.rules" "$T/real.pcap"
 	check "tcpdump capture: 15 drop by flood, 10 pass by the default" \
-		test "$(grep -c '"verdict":"drop","rule":"flood"' "$out"),$(grep -c '"verdict":"pass","rule":null' "$out")" == 15,10
+		test "$(grep -c '"verdict":"drop","rule":"flood"' "$out"),$(grep -c '"verdict":"pass","rule":"default"' "$out")" == 15,10
 else
 	e2e_log "no tcpdump: the real-capture case is skipped"
 fi

@@ -272,7 +272,7 @@ static const struct err_case usage_errors[] = {
 	{ BG_WORDS("nosuch"), "unknown generator" },
 	{ BG_WORDS("dns"), "no PATTERN" },
 	{ BG_WORDS("dns", ""), "empty pattern" },           /* reference: IndexError */
-	{ BG_WORDS("dns", "..."), "empty pattern" },
+	{ BG_WORDS("dns", "   "), "empty pattern" },
 	{ BG_WORDS("dns", "a..b"), "empty label" },
 	{ BG_WORDS("dns", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.com"),
 	  "at most 63" },

@@ -312,6 +312,58 @@ static void test_pattern_forms(void **state)
 	}
 }
 
+/* bpfgen dns -- . : the root name, as in a root-zone query (`dig . NS`). */
+static void test_root_name(void **state)
+{
+	static const char *const pats[] = { ".", "..", " . " };
+	static const struct {
+		const char *name;
+		uint16_t qtype;
+		unsigned want;
+		const char *why;
+	} cases[] = {
+		{ ".", 2, M, "the root, NS" },
+		{ "", 255, M, "the root, ANY" },
+		{ ".", 0x0101, M, "the root, a qtype whose high byte is not 0" },
+		{ "com.", 2, 0, "a TLD is not the root" },
+		{ "a", 1, 0, "a one-byte label" },
+		{ "www.example.com", 1, 0, "a name below the root" },
+	};
+	struct pkt b;
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++) {
+		struct fp_cbpf p = gen(&(struct fp_bpfgen_opts){ 0 }, BG_WORDS("dns", pats[k]));
+		struct fp_cbpf p6 = gen(&(struct fp_bpfgen_opts){ .inet6 = true }, BG_WORDS("dns", pats[k]));
+		struct fp_cbpf n = gen(&(struct fp_bpfgen_opts){ .negate = true }, BG_WORDS("dns", pats[k]));
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			v4_head(&b);
+			pkt_dns(&b, &(struct pkt_dns_opts){ .name = cases[i].name, .qtype = cases[i].qtype,
+							  .flags = 0x0100 });
+			pkt_finish(&b);
+			if (run(&p, &b) != cases[i].want || run(&n, &b) != (cases[i].want ? 0 : M))
+				fail_msg("'%s' on '%s' qtype %u: %u (negated %u), want %u (%s)", pats[k],
+					 cases[i].name, cases[i].qtype, run(&p, &b), run(&n, &b),
+					 cases[i].want, cases[i].why);
+			pkt_init(&b);
+			pkt_eth(&b, 0);
+			pkt_ipv6(&b, &(struct pkt_ipv6_opts){ .src = "2001:db8::1", .dst = "2001:db8::2",
+							       .hop_limit = 64 });
+			pkt_udp(&b, 40000, 53);
+			pkt_dns(&b, &(struct pkt_dns_opts){ .name = cases[i].name, .qtype = cases[i].qtype,
+							  .flags = 0x0100 });
+			pkt_finish(&b);
+			if (run(&p6, &b) != cases[i].want)
+				fail_msg("-6 '%s' on '%s': %u, want %u (%s)", pats[k], cases[i].name,
+					 run(&p6, &b), cases[i].want, cases[i].why);
+		}
+		fp_cbpf__free(&p);
+		fp_cbpf__free(&p6);
+		fp_cbpf__free(&n);
+	}
+}
+
 static void test_many_patterns_negate_offsets(void **state)
 {
 	struct fp_cbpf p = gen(&(struct fp_bpfgen_opts){ 0 },
@@ -456,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_icase),
 		cmocka_unit_test(test_pattern_forms),
+		cmocka_unit_test(test_root_name),
 		cmocka_unit_test(test_many_patterns_negate_offsets),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_suffix_tcpdump),

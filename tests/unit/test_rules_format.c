@@ -14,15 +14,17 @@
 
 #include <cmocka.h>
 
+#include "diag_util.h"
 #include "rules/rule.h"
 
 static struct fp_rule parse_ok(const char *text, unsigned line)
 {
 	struct fp_rule r;
 	struct fp_diags d = { 0 };
+	char b[512];
 
 	if (fp_rule__parse(text, line, &r, &d))
-		fail_msg("'%s': %u:%u: %s", text, d.v[0].line, d.v[0].col, d.v[0].msg);
+		fail_msg("'%s': %s", text, diag_first(&d, b, sizeof(b)));
 	fp_diags__free(&d);
 	return r;
 }
@@ -250,15 +252,16 @@ static void test_round_trip_random(void **state)
 	for (int i = 0; i < 20000; i++) {
 		struct fp_rule r, back;
 		struct fp_diags d = { 0 };
+		char b[512];
 
 		random_rule(text, sizeof(text));
 		if (fp_rule__parse(text, (unsigned)i + 1, &r, &d))
-			fail_msg("random rule '%s' does not parse: %u:%u: %s", text, d.v[0].line,
-				 d.v[0].col, d.v[0].msg);
+			fail_msg("random rule '%s' does not parse: %s", text, diag_first(&d, b, sizeof(b)));
 		int n = fp_rule__format(&r, out, sizeof(out));
 		assert_true(n > 0 && (size_t)n < sizeof(out));
 		if (fp_rule__parse(out, 1, &back, &d))
-			fail_msg("canonical '%s' (from '%s') does not parse: %s", out, text, d.v[0].msg);
+			fail_msg("canonical '%s' (from '%s') does not parse: %s", out, text,
+				 diag_first(&d, b, sizeof(b)));
 		if (!fp_rule__equal(&r, &back))
 			fail_msg("round trip of '%s' via '%s' differs", text, out);
 		fp_rule__format(&back, again, sizeof(again));
@@ -274,6 +277,7 @@ static void test_round_trip_file(void **state)
 	static char text[200 * 4096], out[200 * 4096];
 	struct fp_ruleset a, b;
 	struct fp_diags d = { 0 };
+	char db[512];
 	size_t n = 0, m = 0;
 
 	text[0] = '\0';
@@ -287,7 +291,7 @@ static void test_round_trip_file(void **state)
 		n += (size_t)snprintf(text + n, sizeof(text) - n, " # rule %d\n", i);
 	}
 	if (fp_ruleset__parse(text, n, &a, &d))
-		fail_msg("%u:%u: %s", d.v[0].line, d.v[0].col, d.v[0].msg);
+		fail_msg("%s", diag_first(&d, db, sizeof(db)));
 	assert_int_equal(a.n, 200);
 	for (size_t i = 0; i < a.n; i++) {
 		m += (size_t)fp_rule__format(&a.rules[i], out + m, sizeof(out) - m);
