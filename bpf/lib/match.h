@@ -99,7 +99,7 @@ static __always_inline int fp_match_holds(const struct fp_pkt *pkt, const struct
 {
 	__u32 t = m->terms, have = pkt->have;
 
-	if ((t & (FP_T_L3 | FP_T_SRC | FP_T_DST | FP_T_LEN | FP_T_TTL | FP_T_FRAG)) &&
+	if ((t & (FP_T_L3 | FP_T_SRC | FP_T_DST | FP_T_LEN | FP_T_TTL | FP_T_FRAG | FP_T_UNDET)) &&
 	    !(have & FP_HAVE_L3))
 		return 0;
 	if ((t & FP_T_L3) && pkt->l3 != m->l3)
@@ -127,6 +127,8 @@ static __always_inline int fp_match_holds(const struct fp_pkt *pkt, const struct
 				 (pkt->n_vlan > 1 && pkt->vlan[1] == m->vlan)))
 		return 0;
 	if ((t & FP_T_FRAG) && !(have & FP_HAVE_FRAG))
+		return 0;
+	if ((t & FP_T_UNDET) && (have & FP_HAVE_PROTO))
 		return 0;
 	if ((t & (FP_T_QNAME | FP_T_QTYPE)) && !(have & FP_HAVE_DNS))
 		return 0;

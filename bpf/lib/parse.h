@@ -17,6 +17,10 @@
 #include <fastpath/abi.h>
 
 #define FP_V6_EXT_MAX 8 /* more extension headers than this: no upper layer */
+/* Deepest header start the walk reads (a bound the verifier needs on the
+ * offset): past every frame XDP sees (a page at most), so it never decides
+ * what a packet matches; an upper layer beyond it counts as not reached. */
+#define FP_PARSE_OFF_MAX 16383
 #define FP_DNS_PORT   53
 
 /* Bytes at off..off+n lie within the frame (pointer check the verifier sees). */
@@ -108,7 +112,12 @@ static __always_inline __u32 parse_ipv4(void *data, void *data_end, struct fp_pk
 	return off + ihl;
 }
 
-/* IPv6 and its extension headers. Returns the L4 offset or 0. */
+/*
+ * IPv6 and its extension headers. Returns the L4 offset or 0. FP_HAVE_L3
+ * without FP_HAVE_PROTO (the rule term undetermined-transport) exactly when
+ * the walk gives up: more than FP_V6_EXT_MAX extension headers, or one not
+ * whole within the datagram. A later fragment names the protocol.
+ */
 static __always_inline __u32 parse_ipv6(void *data, void *data_end, struct fp_pkt *pkt, __u32 off)
 {
 	__u32 frame_len = data_end - data, end;
@@ -139,7 +148,8 @@ static __always_inline __u32 parse_ipv6(void *data, void *data_end, struct fp_pk
 			break;
 		if (i == FP_V6_EXT_MAX)
 			return 0; /* too many extension headers: no upper layer */
-		if (off > 2048 || off + 8 > pkt->ip_end || !FP_IN_FRAME(data, data_end, off, 8))
+		if (off > FP_PARSE_OFF_MAX || off + 8 > pkt->ip_end ||
+		    !FP_IN_FRAME(data, data_end, off, 8))
 			return 0;
 		h = data + off;
 		if (nexthdr == 44) {
@@ -162,6 +172,8 @@ static __always_inline __u32 parse_ipv6(void *data, void *data_end, struct fp_pk
 		}
 		off += hlen;
 	}
+	if (off > FP_PARSE_OFF_MAX)
+		return 0; /* too deep to read: no upper layer */
 	pkt->proto = nexthdr;
 	pkt->have |= FP_HAVE_PROTO;
 	return off;
@@ -172,7 +184,7 @@ static __always_inline void parse_l4(void *data, void *data_end, struct fp_pkt *
 {
 	__u8 *l4;
 
-	if (off > 2048)
+	if (off > FP_PARSE_OFF_MAX)
 		return;
 	if (pkt->proto == IPPROTO_TCP) {
 		__u32 doff;

@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 19
+#define FP_ABI_VERSION 20
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -35,6 +35,8 @@ enum fp_term {
 	FP_T_FRAG   = 1u << 10, /* frag */
 	FP_T_QNAME  = 1u << 11, /* qname PATTERN       -> qname */
 	FP_T_QTYPE  = 1u << 12, /* qtype TYPE          -> qtype */
+	FP_T_UNDET  = 1u << 13, /* undetermined-transport: valid IP header, upper layer
+				 * not reached (FP_HAVE_L3 without FP_HAVE_PROTO) */
 };
 
 /* ---- pipeline ---------------------------------------------------------- */

@@ -295,8 +295,13 @@ static const char *never(const struct fp_rule *r, bool *v4, bool *v6)
 		*v4 &= r->dst.family == 4;
 		*v6 &= r->dst.family == 6;
 	}
+	if (t & FP_T_UNDET)
+		*v4 = false; /* a valid IPv4 header always names its protocol */
 	if (!*v4 && !*v6)
-		return "the terms ask for both IPv4 and IPv6";
+		return (t & FP_T_UNDET) ? "undetermined-transport never holds on IPv4"
+					: "the terms ask for both IPv4 and IPv6";
+	if ((t & FP_T_UNDET) && ((t & FP_T_PROTO) || l4))
+		return "undetermined-transport excludes protocol, port, flags and DNS terms";
 	if ((t & FP_T_PROTO) && l4 && r->proto != 6 && r->proto != 17)
 		return "ports, flags and DNS need TCP or UDP";
 	if ((t & FP_T_FLAGS) && dns)

@@ -10,6 +10,8 @@
  *   44          8 bytes within ip_end, else unknown; offset or M: frag;
  *               offset != 0: proto = its next header, no L4
  *   other       the upper-layer protocol, L4 at X
+ *
+ * undetermined-transport holds exactly on the exits marked unknown.
  */
 #include "bpfgen/gen_rule.h"
 
@@ -68,7 +70,7 @@ void rg_ipv6(struct rule_gen *g)
 {
 	const struct fp_rule *r = g->r;
 	uint32_t t = r->terms;
-	bool want_frag = t & FP_T_FRAG;
+	bool want_frag = t & FP_T_FRAG, want_undet = t & FP_T_UNDET;
 	int fragchk, unknown, nol4, upper, next, i;
 
 	fp_casm__text(g->a, "     ; IPv6: 40 bytes, version 6");
@@ -95,15 +97,22 @@ void rg_ipv6(struct rule_gen *g)
 		rg_ld_ind(g, BPF_B, 7);
 		rg_range(g, r->ttl.lo, r->ttl.hi, 255, rg_nm(g));
 	}
-	if (!want_frag && !g->need_proto) {
+	if (!want_frag && !g->need_proto && !want_undet) {
 		rg_ja(g, rg_m(g));
 		return;
 	}
 	rg_flush(g, true); /* the walk is long: keep the exits above near */
 	fragchk = want_frag ? rg_label(g, "v6_frag") : -1;
-	unknown = g->need_proto ? rg_nm(g) : fragchk;
-	nol4 = g->need_proto ? rg_label(g, "v6_nol4") : fragchk;
-	upper = g->need_proto ? rg_label(g, "v6_upper") : fragchk;
+	if (want_undet) {
+		/* the parser refuses protocol terms with it (need_proto is false):
+		 * the rule holds exactly where the walk gives up */
+		unknown = want_frag ? fragchk : rg_m(g);
+		nol4 = upper = rg_nm(g);
+	} else {
+		unknown = g->need_proto ? rg_nm(g) : fragchk;
+		nol4 = g->need_proto ? rg_label(g, "v6_nol4") : fragchk;
+		upper = g->need_proto ? rg_label(g, "v6_upper") : fragchk;
+	}
 
 	fp_casm__text(g->a, "     ; ip_end = min(len, l3 + 40 + payload length)");
 	rg_ld_ind(g, BPF_H, 4);

@@ -33,7 +33,7 @@ static uint32_t rule_fields(const struct fp_rule *r)
 {
 	return r->terms & (FP_T_L3 | FP_T_PROTO | FP_T_SRC | FP_T_DST | FP_T_SPORT | FP_T_DPORT |
 			   FP_T_FLAGS | FP_T_LEN | FP_T_TTL | FP_T_VLAN | FP_T_FRAG | FP_T_QNAME |
-			   FP_T_QTYPE);
+			   FP_T_QTYPE | FP_T_UNDET);
 }
 
 struct tshape {

@@ -125,7 +125,9 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		fill(cm + cm_fields[j].base, cm_fields[j].n, img->cfg.cm_zero[cm_fields[j].z]);
 	}
 	img->cfg.dns_uses = tuples_where(img, FP_T_QNAME | FP_T_QTYPE, true);
-	fill(proto, 257, tuples_where(img, FP_T_PROTO, false));
+	/* undetermined-transport is protocol "none known" (256) in the word:
+	 * packets with a protocol never probe its tuples */
+	fill(proto, 257, tuples_where(img, FP_T_PROTO | FP_T_UNDET, false));
 	fill(l3, 3, tuples_where(img, FP_T_L3, false));
 
 	for (size_t i = 0; i < set->n; i++) {
@@ -147,12 +149,17 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		}
 		if (r->terms & FP_T_PROTO)
 			proto[r->proto] |= b;
+		if (r->terms & FP_T_UNDET)
+			proto[256] |= b;
 		if (r->terms & FP_T_L3)
 			l3[r->l3 == 6 ? 2 : 1] |= b;
 	}
 	for (uint32_t a = 0; a < 3; a++)
 		for (uint32_t p = 0; p < 257; p++)
 			cm[FP_CM_L3PROTO + a * 257 + p] = l3[a] & proto[p];
+	/* ... and needs a valid IP header (tuples below 63: bit 63 is shared) */
+	cm[FP_CM_L3PROTO + 256] &= ~(tuples_where(img, FP_T_UNDET, true) &
+				     ~tuple_bit(FP_CM_TUPLE_BITS - 1));
 	img->cmask = cm;
 	return build_cls_ent(img);
 }

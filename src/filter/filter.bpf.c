@@ -73,14 +73,17 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 	kw0 = (__u64)pkt->l3 << 8 | (__u64)pkt->proto << 16 | (__u64)pkt->tcp_flags << 24;
 	c->vlan1 = 0;
 	/* a TCP or UDP packet's dport entry carries the L3PROTO word too */
-	if ((use & (FP_T_L3 | FP_T_PROTO)) && !((use & FP_T_DPORT) && (have & FP_HAVE_PORTS))) {
+	if ((use & (FP_T_L3 | FP_T_PROTO | FP_T_UNDET)) &&
+	    !((use & FP_T_DPORT) && (have & FP_HAVE_PORTS))) {
 		__u32 l3 = !(have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1;
 
 		m &= cm_at(gen, FP_CM_L3PROTO, FP_CM_L3PROTO_N,
 			   l3 * 257 + (have & FP_HAVE_PROTO ? pkt->proto : 256));
 	}
 	if (have & FP_HAVE_L3) {
-		pres |= FP_T_L3 | (have & FP_HAVE_FRAG ? FP_T_FRAG : 0);
+		/* valid IP without a protocol: the upper layer was not reached */
+		pres |= FP_T_L3 | (have & FP_HAVE_FRAG ? FP_T_FRAG : 0) |
+			(have & FP_HAVE_PROTO ? FP_T_PROTO : FP_T_UNDET);
 		/* a len or ttl outside the span some rule covers: class 0, and
 		 * the class-0 word from gencfg's second line, not a lookup */
 		if (use & FP_T_LEN) {
@@ -107,8 +110,6 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 		if (use & FP_T_TTL)
 			m &= g->cm_zero[FP_CMF_TTL];
 	}
-	if (have & FP_HAVE_PROTO)
-		pres |= FP_T_PROTO;
 	if (have & FP_HAVE_TCP)
 		pres |= FP_T_FLAGS;
 	if (have & FP_HAVE_PORTS) {

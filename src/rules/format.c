@@ -159,6 +159,8 @@ int fp_rule__format(const struct fp_rule *r, char *buf, size_t size)
 		put(&o, " vlan %u", r->vlan);
 	if (t & FP_T_FRAG)
 		put(&o, " frag");
+	if (t & FP_T_UNDET)
+		put(&o, " undetermined-transport");
 	if (t & FP_T_QNAME)
 		put_qname(&o, &r->qname);
 	if (t & FP_T_QTYPE) {

@@ -284,6 +284,8 @@ bool fp_ref__rule_matches(const struct fp_rule *rule, const struct fp_ref_pkt *p
 	}
 	if ((t & FP_T_FRAG) && !(pkt->l3 && pkt->frag))
 		return false;
+	if ((t & FP_T_UNDET) && !(pkt->l3 && !pkt->proto_known))
+		return false;
 	if ((t & FP_T_QNAME) && !(pkt->has_dns && qname_matches(pkt, &rule->qname)))
 		return false;
 	if ((t & FP_T_QTYPE) && !(pkt->has_dns && pkt->qtype == rule->qtype))

@@ -51,6 +51,10 @@
  *   len / ttl       L3 valid and value within range
  *   vlan N          one of the (up to two) parsed tags has VID N
  *   frag            L3 valid and frag set
+ *   undetermined-transport  L3 valid and proto unknown (IPv6 only: a chain
+ *                   over 8 extension headers or one not whole within
+ *                   ip_end); no proto, port, flags or DNS term holds then,
+ *                   frag holds if a fragment header was passed
  *   qname P         DNS question readable; exact: name == P; wildcard *.S:
  *                   name has one or more labels before S (S itself does
  *                   not match; `*.` with the root suffix matches any

@@ -19,7 +19,7 @@
 enum kw {
 	KW_IP, KW_IP6, KW_TCP, KW_UDP, KW_ICMP, KW_ICMP6, KW_PROTO,
 	KW_SRC, KW_DST, KW_SPORT, KW_DPORT, KW_FLAGS, KW_LEN, KW_TTL,
-	KW_VLAN, KW_FRAG, KW_QNAME, KW_QTYPE,
+	KW_VLAN, KW_FRAG, KW_QNAME, KW_QTYPE, KW_UNDET,
 	KW_N_TERMS,
 	KW_BURST = KW_N_TERMS, KW_BY, KW_ID, KW_SAMPLE, KW_COMMENT,
 	KW_N,
@@ -29,7 +29,7 @@ enum kw {
 static const char *const kw_names[KW_N + 1] = {
 	"ip", "ip6", "tcp", "udp", "icmp", "icmp6", "proto",
 	"src", "dst", "sport", "dport", "flags", "len", "ttl",
-	"vlan", "frag", "qname", "qtype",
+	"vlan", "frag", "qname", "qtype", "undetermined-transport",
 	"burst", "by", "id", "sample", NULL, NULL,
 };
 
@@ -42,6 +42,7 @@ struct ctx {
 	unsigned proto_kw;      /* keyword that set r->proto (KW_FLAGS: implied) */
 	int proto_explicit;     /* an explicit protocol term was given */
 	unsigned id_col;        /* column of `id NAME`'s NAME, 0 if none */
+	unsigned undet_col;     /* column of `undetermined-transport`, 0 if none */
 	char err[FP_ERR_MAX];
 };
 
@@ -257,6 +258,10 @@ static int term(struct ctx *c, const struct fp_tok *t, unsigned kw)
 	case KW_FRAG:
 		r->terms |= FP_T_FRAG;
 		return 0;
+	case KW_UNDET:
+		r->terms |= FP_T_UNDET;
+		c->undet_col = t->col;
+		return 0;
 	case KW_QNAME:
 		if (need_proto(c, t, kw) ||
 		    need_arg(c, "qname", "a DNS name or *.SUFFIX", &a))
@@ -402,6 +407,34 @@ static int lookup_kw(const struct fp_tok *t)
 	return -1;
 }
 
+/*
+ * undetermined-transport holds only where no upper layer was reached: with a
+ * protocol, port, flag or DNS term, or on IPv4 (whose valid header always
+ * names its protocol), the rule could never match.
+ */
+static int check_undet(struct ctx *c)
+{
+	static const unsigned l4kw[] = { KW_TCP, KW_UDP, KW_ICMP, KW_ICMP6, KW_PROTO, KW_SPORT,
+					 KW_DPORT, KW_FLAGS, KW_QNAME, KW_QTYPE };
+	const struct fp_rule *r = c->r;
+
+	if (!(r->terms & FP_T_UNDET))
+		return 0;
+	for (size_t i = 0; i < sizeof(l4kw) / sizeof(l4kw[0]); i++)
+		if (c->seen & (1u << l4kw[i]))
+			return report(c, c->undet_col, "'undetermined-transport' conflicts with '%s': "
+				      "a packet whose upper layer was not reached has no protocol, "
+				      "ports, flags or DNS question", kw_names[l4kw[i]]);
+	if ((r->terms & FP_T_L3) && r->l3 == 4)
+		return report(c, c->undet_col, "'undetermined-transport' never holds with 'ip': "
+			      "a valid IPv4 header always names its protocol (use ip6)");
+	if (((r->terms & FP_T_SRC) && r->src.family == 4) ||
+	    ((r->terms & FP_T_DST) && r->dst.family == 4))
+		return report(c, c->undet_col, "'undetermined-transport' never holds with an IPv4 "
+			      "address: a valid IPv4 header always names its protocol");
+	return 0;
+}
+
 /* Default burst: 100 ms worth of the rate, at least 1 packet. */
 static uint32_t default_burst(uint32_t count, uint32_t period_s)
 {
@@ -455,6 +488,8 @@ int fp_rule__parse_line(const char *text, size_t len, unsigned line, struct fp_r
 			return -EINVAL;
 		c.seen |= 1u << kw;
 	}
+	if (check_undet(&c))
+		return -EINVAL;
 	if (rule->action == FP_ACT_LIMIT && !rule->burst)
 		rule->burst = default_burst(rule->rate_count, rule->rate_period_s);
 	if (!rule->id[0])

@@ -143,6 +143,26 @@ static void random_terms(struct rng *r, struct fp_rule *rule)
 	int family = 0; /* family fixed by ip/ip6 or a CIDR */
 	unsigned u;
 
+	if (rng_pct(r, 4)) {
+		/* undetermined-transport with the terms it goes with */
+		rule->terms = FP_T_UNDET;
+		if (rng_pct(r, 50)) {
+			rule->terms |= FP_T_L3;
+			rule->l3 = 6;
+		}
+		if (rng_pct(r, 25))
+			rule->terms |= FP_T_FRAG;
+		if (rng_pct(r, 10)) {
+			rule->terms |= FP_T_SRC;
+			random_cidr(r, 6, &rule->src);
+		}
+		if (rng_pct(r, 10)) {
+			rule->terms |= FP_T_TTL;
+			random_range(r, &rule->ttl, 255, PICK(r, ttl_pool));
+		}
+		return;
+	}
+
 	if (rng_pct(r, 35)) {
 		family = rng_pct(r, 50) ? 4 : 6;
 		rule->terms |= FP_T_L3;
@@ -238,6 +258,10 @@ static void random_terms(struct rng *r, struct fp_rule *rule)
 	}
 	if (rng_pct(r, 8))
 		rule->terms |= FP_T_FRAG;
+	/* undetermined-transport: never with what needs an upper layer, nor IPv4 */
+	if (!(rule->terms & (FP_T_PROTO | FP_T_SPORT | FP_T_DPORT | FP_T_FLAGS | FP_T_QNAME |
+			     FP_T_QTYPE)) && family != 4 && rng_pct(r, 20))
+		rule->terms |= FP_T_UNDET;
 }
 
 void random_rule(struct rng *r, size_t index, struct fp_rule *rule)

@@ -52,8 +52,9 @@ void rng_bytes(struct rng *r, uint8_t *p, size_t n);
  *   - L2: 2% shorter than 14 bytes; 0, 1, 2 or 3 VLAN tags (0x8100/0x88a8,
  *     in any order), tags sometimes cut short;
  *   - L3: IPv4 (options, first and non-first fragments), IPv6 (0..10
- *     extension headers of hop-by-hop, routing, fragment, dstopts), or
- *     another ethertype;
+ *     extension headers of hop-by-hop, routing, fragment, dstopts, more
+ *     than 8 in about 2% of IPv6 frames, and sometimes one whose length
+ *     byte runs past the datagram), or another ethertype;
  *   - L4: TCP (common flag combinations, options), UDP, DNS queries to port
  *     53 (pool names, random subdomains of them, random case), ICMP,
  *     ICMPv6, other protocols;

@@ -218,7 +218,7 @@ static void push_ipv6(struct rng *r, struct pkt *b)
 	packet_addr(r, 6, o.dst_b);
 	pkt_ipv6(b, &o);
 	if (rng_pct(r, 30))
-		n_ext = rng_pct(r, 80) ? 1 + rng_below(r, 3) : 7 + rng_below(r, 4);
+		n_ext = rng_pct(r, 70) ? 1 + rng_below(r, 3) : 7 + rng_below(r, 4);
 	for (unsigned i = 0; i < n_ext; i++) {
 		uint8_t k = PICK(r, kinds);
 
@@ -227,6 +227,13 @@ static void push_ipv6(struct rng *r, struct pkt *b)
 				      rng_pct(r, 50), rng_u32(r));
 		else
 			pkt_ipv6_ext(b, k, (uint8_t)rng_below(r, 3));
+	}
+	if (rng_pct(r, 4)) {
+		/* an extension header whose length runs past the datagram: the
+		 * upper layer is not reached (undetermined-transport) */
+		pkt_ipv6_ext(b, PICK(r, kinds) == PKT_IP6_ROUTE ? PKT_IP6_ROUTE : PKT_IP6_DEST, 0);
+		if (!b->err)
+			b->buf[b->len - 7] = (uint8_t)(1 + rng_below(r, 255));
 	}
 }
 

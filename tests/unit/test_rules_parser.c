@@ -438,6 +438,36 @@ static void test_errors_conflicts(void **state)
 	(void)state;
 }
 
+/* undetermined-transport: alone, with ip6 and IPv6 terms; never with what
+ * needs an upper layer, nor on IPv4 */
+static void test_undetermined(void **state)
+{
+	struct fp_rule r = one("drop ip6 undetermined-transport");
+
+	assert_int_equal(r.terms, FP_T_L3 | FP_T_UNDET);
+	assert_int_equal(r.l3, 6);
+	r = one("drop undetermined-transport frag src 2001:db8::/32 vlan 3 len 100-200");
+	assert_int_equal(r.terms, FP_T_UNDET | FP_T_FRAG | FP_T_SRC | FP_T_VLAN | FP_T_LEN);
+	rule_err("drop undetermined-transport undetermined-transport", 29,
+		 "term 'undetermined-transport' given twice");
+	rule_err("drop udp undetermined-transport", 10,
+		 "'undetermined-transport' conflicts with 'udp': a packet whose upper layer");
+	rule_err("drop undetermined-transport dport 9", 6,
+		 "'undetermined-transport' conflicts with 'dport'");
+	rule_err("drop flags syn undetermined-transport", 16,
+		 "'undetermined-transport' conflicts with 'flags'");
+	rule_err("drop undetermined-transport qtype A", 6,
+		 "'undetermined-transport' conflicts with 'qtype'");
+	rule_err("drop undetermined-transport proto 0", 6,
+		 "'undetermined-transport' conflicts with 'proto'");
+	rule_err("drop ip undetermined-transport", 9,
+		 "'undetermined-transport' never holds with 'ip': a valid IPv4 header");
+	rule_err("drop undetermined-transport dst 192.0.2.1", 6,
+		 "'undetermined-transport' never holds with an IPv4 address");
+	rule_err("drop undetermined", 6, "unknown term 'undetermined'");
+	(void)state;
+}
+
 static void test_errors_options(void **state)
 {
 	rule_err("pass burst 5", 6, "'burst' only applies to 'limit' rules, not 'pass'");
@@ -571,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_errors_terms),
 		cmocka_unit_test(test_errors_conflicts),
+		cmocka_unit_test(test_undetermined),
 		cmocka_unit_test(test_errors_options),
 		cmocka_unit_test(test_errors_file),
 		cmocka_unit_test(test_errors_all_reported),
