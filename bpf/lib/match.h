@@ -130,6 +130,8 @@ static __always_inline int fp_match_holds(const struct fp_pkt *pkt, const struct
 		return 0;
 	if ((t & FP_T_UNDET) && (have & FP_HAVE_PROTO))
 		return 0;
+	if ((t & FP_T_ETHER) && pkt->ethertype != m->ether)
+		return 0;
 	if ((t & (FP_T_QNAME | FP_T_QTYPE)) && !(have & FP_HAVE_DNS))
 		return 0;
 	if ((t & FP_T_QTYPE) && pkt->qtype != m->qtype)

@@ -311,6 +311,7 @@ static __always_inline void fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
 	pkt->l3 = 0;
 	pkt->pkt_len = data_end - data;
 	type = parse_l2(data, data_end, pkt, &off);
+	pkt->ethertype = type;
 	if (type == ETH_P_IP)
 		l4 = parse_ipv4(data, data_end, pkt, off);
 	else if (type == ETH_P_IPV6)

@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 20
+#define FP_ABI_VERSION 21
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -37,6 +37,7 @@ enum fp_term {
 	FP_T_QTYPE  = 1u << 12, /* qtype TYPE          -> qtype */
 	FP_T_UNDET  = 1u << 13, /* undetermined-transport: valid IP header, upper layer
 				 * not reached (FP_HAVE_L3 without FP_HAVE_PROTO) */
+	FP_T_ETHER  = 1u << 14, /* ether TYPE          -> ether (after the VLAN tags) */
 };
 
 /* ---- pipeline ---------------------------------------------------------- */
@@ -88,7 +89,8 @@ struct fp_pkt {
 	__u16 qtype;           /* host byte order */
 	__u16 qname_len;       /* wire length of qname, root included */
 	__u16 dump_mark;       /* the dump stage selected this packet (--match) */
-	__u16 pad;
+	__u16 ethertype;       /* after the VLAN tags (FP_HAVE_L2; 0: none, a
+				* third tag or one cut short) */
 	__u8  src[16];         /* IPv4 in src[0..3] */
 	__u8  dst[16];
 	__u64 stage[6];        /* the running stage's own state for this packet
@@ -241,7 +243,10 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
  * together. Class 0 (no rule covers the value, or the packet lacks the
  * field) has only the bits of tuples that do not use the field. L3PROTO
  * holds both terms' words ANDed, indexed by l3 * 257 + protocol number (l3:
- * 0 none, 1 IPv4, 2 IPv6; protocol 256: none known). A class beyond its
+ * 0 none, 1 IPv4, 2 IPv6; protocol 256: none known); undetermined-transport
+ * is protocol 256 (with l3 1 or 2), and ether TYPE is in the l3 words its
+ * type allows (ip: 0 and 1, ip6: 0 and 2, any other: 0), so an IP packet
+ * never probes a tuple of non-IP ethertypes. A class beyond its
  * region (never built) reads as all tuples. The stage reads the range
  * fields' words from fp_flt_cls and the short prefixes' from fp_flt_pre;
  * their regions here are what those copies are made from.
@@ -329,7 +334,9 @@ struct fp_flt_key {
 	__u8  proto;
 	__u8  flags;           /* tcp_flags & tuple.flags_mask */
 	__u16 vlan, sport, dport, len, ttl, qtype;
-	__u32 src, dst, qname;
+	__u32 src, dst;
+	__u16 qname;           /* a class, < FP_CM_QNAME_N */
+	__u16 ether;           /* the ethertype itself */
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_key) == 28);
 
@@ -524,6 +531,7 @@ struct fp_match {
 	__u8  ttl_lo, ttl_hi;
 	__u16 vlan;
 	__u16 qtype;
+	__u16 ether;
 	__u8  qname_wild;
 	__u8  qname_len;
 	__u8  qname[256];      /* wire format, lowercase */

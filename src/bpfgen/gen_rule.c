@@ -39,7 +39,7 @@ static const char rule_help[] =
 	"The words are joined with spaces; an action (drop, pass, limit N/s) and\n"
 	"options (id, burst, by, sample, a comment) may be given and are ignored.\n"
 	"-o 0 (default): the packet starts at the IP header (xt_bpf); -o 14: an\n"
-	"Ethernet frame (needed for vlan).\n"
+	"Ethernet frame (needed for vlan and ether).\n"
 	"\n"
 	"examples:\n"
 	"  fastpath bpfgen rule 'udp dport 53 qname *.example.com'\n"
@@ -71,6 +71,35 @@ static void vlan_term(struct rule_gen *g)
 	rg_op(g, BPF_LD | BPF_H | BPF_ABS, 18);
 	rg_op(g, BPF_ALU | BPF_AND | BPF_K, 0x0fff);
 	rg_jmp(g, BPF_JEQ, g->r->vlan, ok, rg_nm(g));
+	fp_casm__place(g->a, ok);
+}
+
+/*
+ * ether T (offset 14): the ethertype after up to two tags is T; a frame
+ * shorter than its type field, a tag cut short or a third tag: no type.
+ * T is never a tag's TPID (the parser refuses those).
+ */
+static void ether_term(struct rule_gen *g)
+{
+	static const unsigned l3s[3] = { ETH_HLEN, ETH_HLEN + 4, ETH_HLEN + 8 };
+	int ok = rg_label(g, "ether_ok");
+
+	fp_casm__text(g->a, "     ; ether 0x%04x: the type after up to two VLAN tags", g->r->ether);
+	for (unsigned i = 0; i < 3; i++) {
+		int tag = rg_label(g, "etag");
+
+		rg_op(g, BPF_LD | BPF_W | BPF_LEN, 0);
+		rg_jmp(g, BPF_JGE, l3s[i], FP_LBL_NEXT, rg_nm(g));
+		rg_op(g, BPF_LD | BPF_H | BPF_ABS, l3s[i] - 2);
+		if (i == 2) {
+			rg_jmp(g, BPF_JEQ, g->r->ether, ok, rg_nm(g));
+			break;
+		}
+		rg_jmp(g, BPF_JEQ, g->r->ether, ok, FP_LBL_NEXT);
+		rg_jmp(g, BPF_JEQ, ETH_P_8021Q, tag, FP_LBL_NEXT);
+		rg_jmp(g, BPF_JEQ, ETH_P_8021AD, tag, rg_nm(g));
+		fp_casm__place(g->a, tag);
+	}
 	fp_casm__place(g->a, ok);
 }
 
@@ -297,9 +326,14 @@ static const char *never(const struct fp_rule *r, bool *v4, bool *v6)
 	}
 	if (t & FP_T_UNDET)
 		*v4 = false; /* a valid IPv4 header always names its protocol */
+	if ((t & FP_T_ETHER) && (t & ~(uint32_t)(FP_T_ETHER | FP_T_VLAN))) {
+		*v4 &= r->ether == ETH_P_IPV4;
+		*v6 &= r->ether == ETH_P_IPV6;
+	}
 	if (!*v4 && !*v6)
 		return (t & FP_T_UNDET) ? "undetermined-transport never holds on IPv4"
-					: "the terms ask for both IPv4 and IPv6";
+		       : (t & FP_T_ETHER) ? "the ethertype does not carry the IP family the terms need"
+		       : "the terms ask for both IPv4 and IPv6";
 	if ((t & FP_T_UNDET) && ((t & FP_T_PROTO) || l4))
 		return "undetermined-transport excludes protocol, port, flags and DNS terms";
 	if ((t & FP_T_PROTO) && l4 && r->proto != 6 && r->proto != 17)
@@ -335,6 +369,11 @@ int fp_bpfgen_rule_lower(const struct fp_bpfgen_opts *o, const struct fp_rule *r
 		return gen_error(err, FP_BPFGEN_USAGE,
 				 "rule: term 'vlan %u' needs the Ethernet header: at offset 0 "
 				 "(xt_bpf) the program sees no tags; use -o 14", r->vlan);
+	if ((t & FP_T_ETHER) && o->l3_off == 0)
+		return gen_error(err, FP_BPFGEN_USAGE,
+				 "rule: term 'ether' needs the Ethernet header: at offset 0 "
+				 "(xt_bpf) the program sees no ethertype (use ip or ip6 for the "
+				 "family); use -o 14");
 	if (t & FP_T_QNAME) {
 		int e = rg_check_qname(&r->qname);
 
@@ -359,10 +398,12 @@ int fp_bpfgen_rule_lower(const struct fp_bpfgen_opts *o, const struct fp_rule *r
 	g.need_proto = g.need_l4 || (t & FP_T_PROTO);
 	g.tcp_ok = !g.need_dns && (!(t & FP_T_PROTO) || r->proto == 6);
 	g.udp_ok = !(t & FP_T_FLAGS) && (!(t & FP_T_PROTO) || r->proto == 17);
-	need_l3 = t & ~(uint32_t)FP_T_VLAN;
+	need_l3 = t & ~(uint32_t)(FP_T_VLAN | FP_T_ETHER);
 
 	if (t & FP_T_VLAN)
 		vlan_term(&g);
+	if (t & FP_T_ETHER)
+		ether_term(&g);
 	if (!need_l3) {
 		rg_ja(&g, rg_m(&g));
 		goto tail;

@@ -57,6 +57,7 @@ void fp_match__from_rule(const struct fp_rule *r, struct fp_match *m)
 	m->ttl_hi = r->ttl.hi;
 	m->vlan = r->vlan;
 	m->qtype = r->qtype;
+	m->ether = r->ether;
 	m->qname_wild = r->qname.wildcard;
 	m->qname_len = r->qname.wire_len;
 	memcpy(m->qname, r->qname.wire, r->qname.wire_len);

@@ -33,7 +33,7 @@ static uint32_t rule_fields(const struct fp_rule *r)
 {
 	return r->terms & (FP_T_L3 | FP_T_PROTO | FP_T_SRC | FP_T_DST | FP_T_SPORT | FP_T_DPORT |
 			   FP_T_FLAGS | FP_T_LEN | FP_T_TTL | FP_T_VLAN | FP_T_FRAG | FP_T_QNAME |
-			   FP_T_QTYPE | FP_T_UNDET);
+			   FP_T_QTYPE | FP_T_UNDET | FP_T_ETHER);
 }
 
 struct tshape {
@@ -71,7 +71,9 @@ static void tuple_init(struct fp_flt_tuple *t, uint32_t fields, uint8_t flags_ma
 	if (fields & FP_T_DST)
 		k.dst = 0xffffffff;
 	if (fields & FP_T_QNAME)
-		k.qname = 0xffffffff;
+		k.qname = 0xffff;
+	if (fields & FP_T_ETHER)
+		k.ether = 0xffff;
 	memcpy(w, &k, sizeof(k));
 	*t = (struct fp_flt_tuple){ .kmask = { w[0], w[1], w[2] }, .kmask3 = (uint32_t)w[3],
 				    .fields = fields };
@@ -134,6 +136,8 @@ static int add_rule_keys(const struct fp_rule *r, uint32_t idx, uint8_t tuple,
 		k.flags = r->flags_val & r->flags_mask;
 	if (r->terms & FP_T_QTYPE)
 		k.qtype = r->qtype;
+	if (r->terms & FP_T_ETHER)
+		k.ether = r->ether;
 	for (int f = 0; f < CF_MAX; f++) {
 		len[f] = rc->f[f].n ? rc->f[f].n : 1;
 		total *= len[f];
@@ -154,7 +158,7 @@ static int add_rule_keys(const struct fp_rule *r, uint32_t idx, uint8_t tuple,
 		k.ttl = CLS(CF_TTL);
 		k.src = CLS(CF_SRC);
 		k.dst = CLS(CF_DST);
-		k.qname = CLS(CF_QNAME);
+		k.qname = (uint16_t)CLS(CF_QNAME);
 #undef CLS
 		if (fp_htab__add(keys, &k, idx) < 0)
 			return -ENOMEM;

@@ -128,7 +128,7 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 	/* undetermined-transport is protocol "none known" (256) in the word:
 	 * packets with a protocol never probe its tuples */
 	fill(proto, 257, tuples_where(img, FP_T_PROTO | FP_T_UNDET, false));
-	fill(l3, 3, tuples_where(img, FP_T_L3, false));
+	fill(l3, 3, tuples_where(img, FP_T_L3 | FP_T_ETHER, false));
 
 	for (size_t i = 0; i < set->n; i++) {
 		const struct fp_rule *r = &set->rules[i];
@@ -151,8 +151,20 @@ int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 			proto[r->proto] |= b;
 		if (r->terms & FP_T_UNDET)
 			proto[256] |= b;
-		if (r->terms & FP_T_L3)
-			l3[r->l3 == 6 ? 2 : 1] |= b;
+		/* ip/ip6 and ether in the l3 words: 0 no valid IP header, 1 IPv4,
+		 * 2 IPv6. ether ip also holds on a broken IPv4 header (word 0),
+		 * other types only there: IP packets never probe their tuples */
+		if (r->terms & (FP_T_L3 | FP_T_ETHER)) {
+			unsigned ok = 7; /* bit a: l3 word a */
+
+			if (r->terms & FP_T_L3)
+				ok &= r->l3 == 6 ? 4 : 2;
+			if (r->terms & FP_T_ETHER)
+				ok &= r->ether == 0x0800 ? 3 : r->ether == 0x86dd ? 5 : 1;
+			for (uint32_t a = 0; a < 3; a++)
+				if (ok & (1u << a))
+					l3[a] |= b;
+		}
 	}
 	for (uint32_t a = 0; a < 3; a++)
 		for (uint32_t p = 0; p < 257; p++)

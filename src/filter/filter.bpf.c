@@ -69,11 +69,11 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 	use = g->use;
 	have = pkt->have;
 	/* struct fp_flt_key as little-endian words: tuple l3 proto flags vlan
-	 * sport | dport len ttl qtype | src dst | qname */
+	 * sport | dport len ttl qtype | src dst | qname ether */
 	kw0 = (__u64)pkt->l3 << 8 | (__u64)pkt->proto << 16 | (__u64)pkt->tcp_flags << 24;
 	c->vlan1 = 0;
 	/* a TCP or UDP packet's dport entry carries the L3PROTO word too */
-	if ((use & (FP_T_L3 | FP_T_PROTO | FP_T_UNDET)) &&
+	if ((use & (FP_T_L3 | FP_T_PROTO | FP_T_UNDET | FP_T_ETHER)) &&
 	    !((use & FP_T_DPORT) && (have & FP_HAVE_PORTS))) {
 		__u32 l3 = !(have & FP_HAVE_L3) ? 0 : pkt->l3 == 6 ? 2 : 1;
 
@@ -167,6 +167,10 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 			m &= g->cm_zero[FP_CMF_VLAN];
 		}
 	}
+	if (use & FP_T_ETHER) {
+		kw3 = (__u64)pkt->ethertype << 16;
+		pres |= pkt->ethertype ? FP_T_ETHER : 0;
+	}
 	/* the costly fields, while a tuple left uses them (no rule uses the
 	 * field: its uses word is 0) */
 	if (m & g->cm_uses[FP_CMF_SRC]) {
@@ -190,7 +194,7 @@ static __always_inline __u32 fp_flt_classify(struct xdp_md *ctx, struct fp_pkt *
 			cls = have & FP_HAVE_DNS ? fp_flt_qname_class(pkt, g, gen) : 0;
 			m &= cls ? cm_at(gen, FP_CM_QNAME, FP_CM_QNAME_N, cls) :
 				   g->cm_zero[FP_CMF_QNAME];
-			kw3 = cls;
+			kw3 |= cls;
 			pres |= cls ? FP_T_QNAME : 0;
 		}
 	}

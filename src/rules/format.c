@@ -119,6 +119,14 @@ int fp_rule__format(const struct fp_rule *r, char *buf, size_t size)
 		if (r->by != FP_BY_ALL)
 			put(&o, " by %s", fp_limit_by__name(r->by));
 	}
+	if (t & FP_T_ETHER) {
+		const char *name = fp_ether__name(r->ether);
+
+		if (name)
+			put(&o, " ether %s", name);
+		else
+			put(&o, " ether 0x%04x", r->ether);
+	}
 	if (t & FP_T_L3)
 		put(&o, " %s", r->l3 == 6 ? "ip6" : "ip");
 	if (t & FP_T_PROTO) {
@@ -231,6 +239,7 @@ bool fp_rule__equal(const struct fp_rule *a, const struct fp_rule *b)
 	       range_eq(&a->len, &b->len) && range_eq(&a->ttl, &b->ttl) && a->vlan == b->vlan &&
 	       a->qname.wildcard == b->qname.wildcard && a->qname.wire_len == b->qname.wire_len &&
 	       !memcmp(a->qname.wire, b->qname.wire, a->qname.wire_len) && a->qtype == b->qtype &&
+	       a->ether == b->ether &&
 	       !strncmp(a->id, b->id, sizeof(a->id)) &&
 	       !strncmp(a->comment, b->comment, sizeof(a->comment));
 }

@@ -189,6 +189,7 @@ void fp_ref__parse(const uint8_t *frame, size_t len, struct fp_ref_pkt *out)
 
 	memset(out, 0, sizeof(*out));
 	type = parse_l2(frame, len, &l3, out);
+	out->ethertype = type;
 	if (type == ETH_P_IPV4)
 		l4 = parse_ipv4(frame, len, l3, &ip_end, out);
 	else if (type == ETH_P_IPV6)
@@ -285,6 +286,8 @@ bool fp_ref__rule_matches(const struct fp_rule *rule, const struct fp_ref_pkt *p
 	if ((t & FP_T_FRAG) && !(pkt->l3 && pkt->frag))
 		return false;
 	if ((t & FP_T_UNDET) && !(pkt->l3 && !pkt->proto_known))
+		return false;
+	if ((t & FP_T_ETHER) && pkt->ethertype != rule->ether)
 		return false;
 	if ((t & FP_T_QNAME) && !(pkt->has_dns && qname_matches(pkt, &rule->qname)))
 		return false;

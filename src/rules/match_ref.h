@@ -50,6 +50,9 @@
  *   flags           TCP header whole and (flags & mask) == val
  *   len / ttl       L3 valid and value within range
  *   vlan N          one of the (up to two) parsed tags has VID N
+ *   ether T         the ethertype after the tags is T (no L2, a tag cut
+ *                   short or a third tag: no ethertype; an invalid IP
+ *                   header does not matter: ether ip holds on it)
  *   frag            L3 valid and frag set
  *   undetermined-transport  L3 valid and proto unknown (IPv6 only: a chain
  *                   over 8 extension headers or one not whole within
@@ -73,6 +76,7 @@
 
 /* What the reference parser found in one frame. */
 struct fp_ref_pkt {
+	uint16_t ethertype;        /* after the tags; 0: no L2, a tag cut short, a third tag */
 	uint8_t n_vlan;            /* 0..2 tags parsed */
 	uint16_t vlan[2];          /* VIDs, outer first */
 	uint8_t l3;                /* 0 none, 4, 6 */

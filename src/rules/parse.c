@@ -19,7 +19,7 @@
 enum kw {
 	KW_IP, KW_IP6, KW_TCP, KW_UDP, KW_ICMP, KW_ICMP6, KW_PROTO,
 	KW_SRC, KW_DST, KW_SPORT, KW_DPORT, KW_FLAGS, KW_LEN, KW_TTL,
-	KW_VLAN, KW_FRAG, KW_QNAME, KW_QTYPE, KW_UNDET,
+	KW_VLAN, KW_FRAG, KW_QNAME, KW_QTYPE, KW_UNDET, KW_ETHER,
 	KW_N_TERMS,
 	KW_BURST = KW_N_TERMS, KW_BY, KW_ID, KW_SAMPLE, KW_COMMENT,
 	KW_N,
@@ -29,7 +29,7 @@ enum kw {
 static const char *const kw_names[KW_N + 1] = {
 	"ip", "ip6", "tcp", "udp", "icmp", "icmp6", "proto",
 	"src", "dst", "sport", "dport", "flags", "len", "ttl",
-	"vlan", "frag", "qname", "qtype", "undetermined-transport",
+	"vlan", "frag", "qname", "qtype", "undetermined-transport", "ether",
 	"burst", "by", "id", "sample", NULL, NULL,
 };
 
@@ -43,6 +43,7 @@ struct ctx {
 	int proto_explicit;     /* an explicit protocol term was given */
 	unsigned id_col;        /* column of `id NAME`'s NAME, 0 if none */
 	unsigned undet_col;     /* column of `undetermined-transport`, 0 if none */
+	unsigned ether_col;     /* column of `ether TYPE`'s TYPE, 0 if none */
 	char err[FP_ERR_MAX];
 };
 
@@ -262,6 +263,14 @@ static int term(struct ctx *c, const struct fp_tok *t, unsigned kw)
 		r->terms |= FP_T_UNDET;
 		c->undet_col = t->col;
 		return 0;
+	case KW_ETHER:
+		if (need_arg(c, "ether", "an ethertype", &a))
+			return -1;
+		if (fp_val__ether(a.s, a.len, &r->ether, c->err, sizeof(c->err)))
+			return report(c, a.col, "%s", c->err);
+		r->terms |= FP_T_ETHER;
+		c->ether_col = a.col;
+		return 0;
 	case KW_QNAME:
 		if (need_proto(c, t, kw) ||
 		    need_arg(c, "qname", "a DNS name or *.SUFFIX", &a))
@@ -435,6 +444,35 @@ static int check_undet(struct ctx *c)
 	return 0;
 }
 
+/*
+ * ether TYPE with terms above layer 2 (all but vlan): those need the IP
+ * header of TYPE's family, so TYPE must be ip or ip6 and agree with them.
+ */
+static int check_ether(struct ctx *c)
+{
+	const struct fp_rule *r = c->r;
+	uint32_t above = r->terms & ~(uint32_t)(FP_T_ETHER | FP_T_VLAN);
+	unsigned fam = r->ether == 0x0800 ? 4 : r->ether == 0x86dd ? 6 : 0;
+
+	if (!(r->terms & FP_T_ETHER) || !above)
+		return 0;
+	if (!fam) {
+		char tn[16];
+
+		snprintf(tn, sizeof(tn), "0x%04x", r->ether);
+		return report(c, c->ether_col, "'ether %s' conflicts with the IP terms of the "
+			      "rule: they need ether ip or ether ip6",
+			      fp_ether__name(r->ether) ? fp_ether__name(r->ether) : tn);
+	}
+	if (((r->terms & FP_T_L3) && r->l3 != fam) ||
+	    ((r->terms & FP_T_SRC) && r->src.family != fam) ||
+	    ((r->terms & FP_T_DST) && r->dst.family != fam) ||
+	    ((r->terms & FP_T_UNDET) && fam == 4))
+		return report(c, c->ether_col, "'ether %s' conflicts with the IPv%u terms of the rule",
+			      fp_ether__name(r->ether), fam == 4 ? 6 : 4);
+	return 0;
+}
+
 /* Default burst: 100 ms worth of the rate, at least 1 packet. */
 static uint32_t default_burst(uint32_t count, uint32_t period_s)
 {
@@ -488,7 +526,7 @@ int fp_rule__parse_line(const char *text, size_t len, unsigned line, struct fp_r
 			return -EINVAL;
 		c.seen |= 1u << kw;
 	}
-	if (check_undet(&c))
+	if (check_undet(&c) || check_ether(&c))
 		return -EINVAL;
 	if (rule->action == FP_ACT_LIMIT && !rule->burst)
 		rule->burst = default_burst(rule->rate_count, rule->rate_period_s);

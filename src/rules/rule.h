@@ -83,6 +83,7 @@ struct fp_rule {
 	uint16_t vlan;                     /* 0..4095 */
 	struct fp_qname qname;
 	uint16_t qtype;
+	uint16_t ether;                    /* 0x0600..0xffff, not a VLAN TPID */
 
 	char id[FP_RULE_ID_MAX];           /* `id NAME`, else the line number */
 	char comment[FP_RULE_COMMENT_MAX]; /* the quoted comment, unquoted; "" if none */
@@ -140,6 +141,8 @@ const char *fp_action__name(enum fp_action a);
 const char *fp_limit_by__name(enum fp_limit_by by);
 /* "A", "AAAA", ... for the DNS types the grammar names, else NULL. */
 const char *fp_qtype__name(uint16_t qtype);
+/* "arp", "ip6", ... for the ethertypes the grammar names, else NULL. */
+const char *fp_ether__name(uint16_t type);
 
 /* True when the rules are equal in every field except `line` (the parser
  * zeroes what a rule does not use, so unused fields must match too). */

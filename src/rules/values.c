@@ -318,6 +318,73 @@ int fp_val__qtype(const char *s, size_t n, uint16_t *t, char *err, size_t es)
 		    "CNAME, MX, NS, PTR, SOA, SRV, TXT or a number", SHOW(s, n));
 }
 
+static const struct { const char *name; uint16_t type; } ethers[] = {
+	{ "ip", 0x0800 }, { "arp", 0x0806 }, { "rarp", 0x8035 }, { "ip6", 0x86dd },
+	{ "mpls", 0x8847 }, { "pppoe-disc", 0x8863 }, { "pppoe", 0x8864 },
+	{ "eapol", 0x888e }, { "lldp", 0x88cc }, { "ptp", 0x88f7 },
+};
+#define N_ETHERS (sizeof(ethers) / sizeof(ethers[0]))
+
+const char *fp_ether__name(uint16_t type)
+{
+	for (size_t i = 0; i < N_ETHERS; i++)
+		if (ethers[i].type == type)
+			return ethers[i].name;
+	return NULL;
+}
+
+int fp_val__ether(const char *s, size_t n, uint16_t *t, char *err, size_t es)
+{
+	const char *names[N_ETHERS + 1];
+	uint64_t v = 0;
+	int e = -1;
+
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		e = n <= 6 ? 0 : -2;
+		for (size_t i = 2; i < n && !e; i++) {
+			char c = s[i];
+			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+				c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+			if (d < 0)
+				e = -1;
+			v = v * 16 + (uint64_t)(d < 0 ? 0 : d);
+		}
+	} else if (n && s[0] >= '0' && s[0] <= '9') {
+		e = fp_val__uint(s, n, 65535, &v);
+	}
+	if (!e) {
+		if (v < 0x0600)
+			return fail(err, es, "ethertype %s is below 0x0600 (an 802.3 length, not a "
+				    "type)", SHOW(s, n));
+		if (v == 0x8100 || v == 0x88a8)
+			return fail(err, es, "ethertype %s is a VLAN tag: 'ether' is the type after "
+				    "the tags; use 'vlan N' for the tags", SHOW(s, n));
+		*t = (uint16_t)v;
+		return 0;
+	}
+	if (e == -2)
+		return fail(err, es, "ethertype %s out of range 0x0600..0xffff", SHOW(s, n));
+	if (n && s[0] >= '0' && s[0] <= '9')
+		return fail(err, es, "expected an ethertype 0x0600..0xffff (hex with 0x, or "
+			    "decimal) after 'ether', got '%s'", SHOW(s, n));
+	for (size_t i = 0; i < N_ETHERS; i++) {
+		names[i] = ethers[i].name;
+		if (strlen(ethers[i].name) == n && !strncmp(ethers[i].name, s, n)) {
+			*t = ethers[i].type;
+			return 0;
+		}
+	}
+	names[N_ETHERS] = NULL;
+	const char *sug = fp_val__suggest(s, n, names);
+	if (sug)
+		return fail(err, es, "unknown ethertype '%s' after 'ether'; did you mean '%s'?",
+			    SHOW(s, n), sug);
+	return fail(err, es, "unknown ethertype '%s' after 'ether'; expected arp, eapol, ip, "
+		    "ip6, lldp, mpls, pppoe, pppoe-disc, ptp, rarp or a number 0x0600..0xffff",
+		    SHOW(s, n));
+}
+
 int fp_val__rate(const char *s, size_t n, uint32_t *count, uint32_t *period_s,
 		 char *err, size_t es)
 {

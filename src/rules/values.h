@@ -30,6 +30,8 @@ int fp_val__flags(const char *s, size_t n, uint8_t *mask, uint8_t *val,
 		  char *err, size_t es);
 int fp_val__qname(const char *s, size_t n, struct fp_qname *q, char *err, size_t es);
 int fp_val__qtype(const char *s, size_t n, uint16_t *t, char *err, size_t es);
+/* ETHER := a name (arp, ip6, ...) | 0xHHHH | decimal; 0x0600..0xffff, no VLAN TPID */
+int fp_val__ether(const char *s, size_t n, uint16_t *t, char *err, size_t es);
 /* RATE := N/s | N/m */
 int fp_val__rate(const char *s, size_t n, uint32_t *count, uint32_t *period_s,
 		 char *err, size_t es);

@@ -52,7 +52,7 @@ static void dump_case(const struct fp_ruleset *set, const uint8_t *frame, size_t
 static void test_random_sets(void **state)
 {
 	unsigned sets = env_or("FP_DIFF_SETS", 120), per = env_or("FP_DIFF_PACKETS", 1000);
-	uint64_t seed = env_or("FP_DIFF_SEED", 1), checked = 0, matched = 0, undet = 0;
+	uint64_t seed = env_or("FP_DIFF_SEED", 1), checked = 0, matched = 0, undet = 0, ether = 0;
 	unsigned wide_sets = 0; /* sets with more tuples than the candidate mask has bits */
 	unsigned too_big = 0;   /* sets over a generation's flat-table capacity (refused) */
 	struct fp_filter *f;
@@ -129,6 +129,7 @@ static void test_random_sets(void **state)
 			checked++;
 			matched += want >= 0;
 			undet += want >= 0 && (set.rules[want].terms & FP_T_UNDET);
+			ether += want >= 0 && (set.rules[want].terms & FP_T_ETHER);
 			if ((want < 0 && rule != FP_FLT_NO_RULE) || (want >= 0 && rule != (uint32_t)want)) {
 				fprintf(stderr, "MISMATCH set %u packet %u (seed %llu): reference rule %ld, "
 					"xdp rule %d\n", s, i, (unsigned long long)seed, want, (int)rule);
@@ -150,12 +151,13 @@ static void test_random_sets(void **state)
 		random_ruleset_free(&set);
 	}
 	fprintf(stderr, "differential: %llu frames agree (%llu decided by a rule, %llu by "
-		"undetermined-transport); %u sets of %u or more tuples; %u sets over the "
-		"flat-table capacity refused\n",
+		"undetermined-transport, %llu by ether); %u sets of %u or more tuples; %u sets "
+		"over the flat-table capacity refused\n",
 		(unsigned long long)checked, (unsigned long long)matched,
-		(unsigned long long)undet, wide_sets, FP_CM_TUPLE_BITS, too_big);
-	if (sets >= 20)
-		assert_true(undet > 0); /* the generators reach the term */
+		(unsigned long long)undet, (unsigned long long)ether, wide_sets,
+		FP_CM_TUPLE_BITS, too_big);
+	if (sets >= 20) /* the generators reach the terms */
+		assert_true(undet > 0 && ether > 0);
 	assert_true(too_big * 20 <= sets); /* the limit must not hide the test's sets */
 	if (sets >= 20)
 		assert_true(wide_sets > 0); /* the overflow path (tuples 63 and up) ran */

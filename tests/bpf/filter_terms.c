@@ -2,7 +2,8 @@
 /*
  * The terms that close ways around the filter, each row with its own small
  * rule set: undetermined-transport (an IPv6 extension chain the parser
- * gives up on) and how fragments and protocols behave on such packets.
+ * gives up on) and how fragments and protocols behave on such packets;
+ * ether TYPE, which lets a `default drop` set pass ARP.
  * Each row runs the real pipeline (BPF_PROG_TEST_RUN, the attached program
  * and the entry + stage slot) and the reference matcher; both must give the
  * row's rule and verdict. FP_CASE=name runs one row.
@@ -34,6 +35,21 @@ static const char FRAG_UNDET[] =
 	"drop udp frag id udp-frag\n"
 	"pass undetermined-transport id undet\n"
 	"drop ip6 id ip6\n";
+
+/* default drop: without a rule for it ARP is dropped and IPv4 dies with it */
+static const char DROP_PING[] =
+	"pass icmp id ping\n"
+	"default drop\n";
+static const char DROP_PING_ARP[] =
+	"pass ether arp id arp\n"
+	"pass icmp id ping\n"
+	"default drop\n";
+/* ether ip holds on a broken IPv4 header, where ip does not */
+static const char ETHER_IP[] =
+	"drop ip id ip\n"
+	"drop ether ip id ether-ip\n"
+	"pass ether 0x88cc vlan 100 id lldp-vlan\n"
+	"drop ether 0x88cc id lldp\n";
 
 struct row {
 	const char *name;
@@ -67,6 +83,14 @@ static void v6_frag_as_9th(struct pkt *b) { pkt_eth(b, 0); V6(); dest_opts(b, 8)
 static void v6_no_next(struct pkt *b) { pkt_eth(b, 0); V6(); dest_opts(b, 2); }
 static void v4_udp(struct pkt *b) { pkt_eth(b, 0); pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "192.0.2.1", .dst = "198.51.100.1", .ttl = 64 }); pkt_udp(b, 1, 9999); }
 
+static void arp_req(struct pkt *b) { pkt_eth(b, PKT_ETH_ARP); pkt_bytes(b, "\0\1\x08\0\6\4\0\1\2\0\0\0\0\1\xc0\0\2\1\0\0\0\0\0\0\xc0\0\2\2", 28); }
+static void arp_vlan(struct pkt *b) { pkt_eth(b, 0); pkt_vlan(b, PKT_ETH_8021Q, 100); pkt_next(b, PKT_ETH_ARP); pkt_bytes(b, "\0\1\x08\0\6\4\0\1", 8); }
+static void ping4(struct pkt *b) { pkt_eth(b, 0); pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "192.0.2.1", .dst = "198.51.100.1", .ttl = 64 }); pkt_icmp(b, 8, 0); }
+static void v4_bad_ihl(struct pkt *b) { pkt_eth(b, 0); pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "192.0.2.1", .dst = "198.51.100.1", .ttl = 64, .ihl = 4 }); pkt_udp(b, 1, 2); }
+static void lldp(struct pkt *b) { pkt_eth(b, 0x88cc); pkt_bytes(b, "\x02\x07\x04\0\0\0\0\0\1", 9); }
+static void lldp_vlan(struct pkt *b) { pkt_eth(b, 0); pkt_vlan(b, PKT_ETH_8021AD, 100); pkt_vlan(b, PKT_ETH_8021Q, 5); pkt_next(b, 0x88cc); pkt_bytes(b, "\x02\x07\x04\0", 4); }
+static void three_tags_lldp(struct pkt *b) { pkt_eth(b, 0); pkt_vlan(b, PKT_ETH_8021AD, 100); pkt_vlan(b, PKT_ETH_8021Q, 5); pkt_vlan(b, PKT_ETH_8021Q, 6); pkt_next(b, 0x88cc); pkt_bytes(b, "\x02\x07\x04\0", 4); }
+
 static const struct row rows[] = {
 	{ "9 dest-opts then udp 9999 pass a port rule", PORT_ONLY, v6_9dest_udp, NULL, XDP_PASS_ },
 	{ "9 dest-opts then udp 9999: undetermined", WITH_UNDET, v6_9dest_udp, "v6-undetermined", XDP_DROP_ },
@@ -79,6 +103,15 @@ static const struct row rows[] = {
 	{ "first fragment, then too many: frag holds", FRAG_UNDET, v6_first_frag_9, "frag-undet", XDP_DROP_ },
 	{ "later fragment: protocol and frag, not undetermined", FRAG_UNDET, v6_later_frag, "udp-frag", XDP_DROP_ },
 	{ "fragment header past the 8th: no frag", FRAG_UNDET, v6_frag_as_9th, "undet", XDP_PASS_ },
+	{ "default drop drops ARP", DROP_PING, arp_req, NULL, XDP_DROP_ },
+	{ "default drop: pass ether arp passes ARP", DROP_PING_ARP, arp_req, "arp", XDP_PASS_ },
+	{ "pass ether arp: ARP after a VLAN tag", DROP_PING_ARP, arp_vlan, "arp", XDP_PASS_ },
+	{ "pass ether arp: ping still by its rule", DROP_PING_ARP, ping4, "ping", XDP_PASS_ },
+	{ "ether ip holds on a broken IPv4 header", ETHER_IP, v4_bad_ihl, "ether-ip", XDP_DROP_ },
+	{ "ip first on a valid one", ETHER_IP, ping4, "ip", XDP_DROP_ },
+	{ "ether lldp", ETHER_IP, lldp, "lldp", XDP_DROP_ },
+	{ "ether lldp with vlan: either tag", ETHER_IP, lldp_vlan, "lldp-vlan", XDP_PASS_ },
+	{ "a third tag: no ethertype", ETHER_IP, three_tags_lldp, NULL, XDP_PASS_ },
 };
 
 static struct fp_filter *filter;

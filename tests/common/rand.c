@@ -137,6 +137,22 @@ static void random_qname(struct rng *r, struct fp_qname *q)
 			q->wire[i] = (uint8_t)(q->wire[i] + 'a' - 'A');
 }
 
+/* ether: with terms above layer 2, the IP type of the rule's family
+ * (either when none is fixed); alone or with vlan, any type of the pool */
+static void random_ether(struct rng *r, struct fp_rule *rule, int family)
+{
+	static const uint16_t pool[] = { 0x0806, 0x0800, 0x86dd, 0x88cc, 0x8847, 0xffff, 0x0600 };
+
+	rule->terms |= FP_T_ETHER;
+	if (rule->terms & ~(uint32_t)(FP_T_ETHER | FP_T_VLAN)) {
+		if (!family)
+			family = rule->terms & FP_T_UNDET ? 6 : rng_pct(r, 50) ? 4 : 6;
+		rule->ether = family == 4 ? 0x0800 : 0x86dd;
+	} else {
+		rule->ether = PICK(r, pool);
+	}
+}
+
 static void random_terms(struct rng *r, struct fp_rule *rule)
 {
 	static const uint8_t odd_protos[] = { 47, 50, 132, 0, 43, 44, 60, 59, 2 };
@@ -160,6 +176,17 @@ static void random_terms(struct rng *r, struct fp_rule *rule)
 			rule->terms |= FP_T_TTL;
 			random_range(r, &rule->ttl, 255, PICK(r, ttl_pool));
 		}
+		if (rng_pct(r, 10))
+			random_ether(r, rule, 6);
+		return;
+	}
+	if (rng_pct(r, 5)) {
+		/* a layer 2 rule: ether alone, or with vlan (pass ether arp) */
+		if (rng_pct(r, 25)) {
+			rule->terms |= FP_T_VLAN;
+			rule->vlan = PICK(r, vlan_pool);
+		}
+		random_ether(r, rule, 0);
 		return;
 	}
 
@@ -262,6 +289,8 @@ static void random_terms(struct rng *r, struct fp_rule *rule)
 	if (!(rule->terms & (FP_T_PROTO | FP_T_SPORT | FP_T_DPORT | FP_T_FLAGS | FP_T_QNAME |
 			     FP_T_QTYPE)) && family != 4 && rng_pct(r, 20))
 		rule->terms |= FP_T_UNDET;
+	if (rng_pct(r, 6))
+		random_ether(r, rule, family);
 }
 
 void random_rule(struct rng *r, size_t index, struct fp_rule *rule)

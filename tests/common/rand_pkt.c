@@ -288,7 +288,7 @@ static void damage(struct rng *r, struct pkt *b)
 
 size_t random_packet(struct rng *r, uint8_t *buf, size_t cap)
 {
-	static const uint16_t other_types[] = { PKT_ETH_ARP, 0x88cc, 0x8847, 0x0000, 0xffff };
+	static const uint16_t other_types[] = { PKT_ETH_ARP, 0x88cc, 0x8847, 0x0000, 0xffff, 0x0600 };
 	struct pkt *b = malloc(sizeof(*b));
 	unsigned u, tags;
 	size_t len;

@@ -159,6 +159,9 @@ static void test_usage_errors(void **state)
 
 	(void)state;
 	expect_usage(&o0, BG_WORDS("rule", "vlan 5"), "term 'vlan 5' needs the Ethernet header");
+	expect_usage(&o0, BG_WORDS("rule", "ether arp"), "term 'ether' needs the Ethernet header");
+	expect_usage(&o0, BG_WORDS("rule", "ip undetermined-transport"),
+		     "'undetermined-transport' never holds with 'ip'");
 	expect_usage(&(struct fp_bpfgen_opts){ .l3_off = 18 }, BG_WORDS("rule", "ip"),
 		     "offset 18: use -o 0");
 	expect_usage(&(struct fp_bpfgen_opts){ .inet6 = true }, BG_WORDS("rule", "ip6"),
@@ -265,7 +268,9 @@ static void test_dns_verdicts(void **state)
 static void test_ipv6_ext(void **state)
 {
 	struct fp_cbpf udp = gen_rule(14, "udp"), frag = gen_rule(14, "frag"),
-		       fudp = gen_rule(14, "udp frag");
+		       fudp = gen_rule(14, "udp frag"), und = gen_rule(14, "undetermined-transport"),
+		       fund = gen_rule(14, "frag undetermined-transport"),
+		       und0 = gen_rule(0, "ip6 undetermined-transport");
 	unsigned n;
 
 	(void)state;
@@ -290,13 +295,21 @@ static void test_ipv6_ext(void **state)
 		assert_int_equal(ref.proto_known && ref.proto == 17, n <= 8);
 		assert_int_equal(verdict(&frag, b.buf, b.len), n > 3);
 		assert_int_equal(verdict(&fudp, b.buf, b.len), n > 3 && n <= 8);
+		assert_int_equal(verdict(&und, b.buf, b.len), n > 8);
+		assert_int_equal(verdict(&fund, b.buf, b.len), n > 8);
+		assert_int_equal(verdict(&und0, b.buf + 14, b.len - 14), n > 8);
 		/* cut inside the last header: the walk stops, frag stays */
 		pkt_truncate(&b, b.len - 9);
 		fp_ref__parse(b.buf, b.len, &ref);
 		assert_int_equal(verdict(&frag, b.buf, b.len), ref.frag);
 		assert_int_equal(verdict(&udp, b.buf, b.len),
 				 ref.proto_known && ref.proto == 17);
+		assert_int_equal(verdict(&und, b.buf, b.len), ref.l3 && !ref.proto_known);
+		assert_int_equal(verdict(&fund, b.buf, b.len), ref.l3 && !ref.proto_known && ref.frag);
 	}
+	fp_cbpf__free(&und);
+	fp_cbpf__free(&fund);
+	fp_cbpf__free(&und0);
 	fp_cbpf__free(&udp);
 	fp_cbpf__free(&frag);
 	fp_cbpf__free(&fudp);

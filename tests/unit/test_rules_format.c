@@ -64,6 +64,9 @@ static void test_canonical(void **state)
 	canon("drop proto 47", "drop proto 47 id 3");
 	canon("drop frag vlan 7 ttl 1-2 len 0065 ip", "drop ip len 65 ttl 1-2 vlan 7 frag id 3");
 	canon("drop sport 1,2-3 dport 5-5", "drop sport 1,2-3 dport 5 id 3");
+	canon("pass ether 2054", "pass ether arp id 3");
+	canon("pass vlan 5 ether 0X88B5", "pass ether 0x88b5 vlan 5 id 3");
+	canon("drop udp ether ip6 dport 53", "drop ether ip6 udp dport 53 id 3");
 	canon("drop undetermined-transport frag ip6 id v6-undetermined \"ext chain\"",
 	      "drop ip6 frag undetermined-transport id v6-undetermined \"ext chain\"");
 	canon("drop qname www.example.com. qtype aaaa", "drop qname www.example.com qtype AAAA id 3");

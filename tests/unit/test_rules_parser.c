@@ -468,6 +468,39 @@ static void test_undetermined(void **state)
 	(void)state;
 }
 
+/* ether TYPE: names, hex and decimal numbers; IP terms need ip or ip6 */
+static void test_ether(void **state)
+{
+	struct fp_rule r = one("pass ether arp");
+
+	assert_int_equal(r.terms, FP_T_ETHER);
+	assert_int_equal(r.ether, 0x0806);
+	assert_int_equal(one("pass ether 0x88CC").ether, 0x88cc);
+	assert_int_equal(one("pass ether 34525 ip6 udp").ether, 0x86dd);
+	assert_int_equal(one("pass ether lldp vlan 7").ether, 0x88cc);
+	assert_int_equal(one("drop ether 0x0600").ether, 0x0600);
+	assert_int_equal(one("drop ether 0xffff").ether, 0xffff);
+	r = one("drop ether ip src 10.0.0.0/8 tcp dport 22");
+	assert_int_equal(r.ether, 0x0800);
+	assert_int_equal(one("drop ether ip6 undetermined-transport").terms,
+			 FP_T_ETHER | FP_T_UNDET);
+	rule_err("pass ether", 11, "expected an ethertype after 'ether', got end of line");
+	rule_err("pass ether arpp", 12, "unknown ethertype 'arpp' after 'ether'; did you mean 'arp'?");
+	rule_err("pass ether foo", 12, "expected arp, eapol, ip, ip6, lldp, mpls");
+	rule_err("pass ether 0x5ff", 12, "ethertype 0x5ff is below 0x0600 (an 802.3 length");
+	rule_err("pass ether 0x10000", 12, "ethertype 0x10000 out of range 0x0600..0xffff");
+	rule_err("pass ether 0x8g00", 12, "expected an ethertype 0x0600..0xffff");
+	rule_err("pass ether 0x8100", 12, "is a VLAN tag: 'ether' is the type after the tags");
+	rule_err("pass ether 34984", 12, "is a VLAN tag");
+	rule_err("pass ether arp ether arp", 16, "term 'ether' given twice");
+	rule_err("drop ether arp udp", 12, "'ether arp' conflicts with the IP terms of the rule");
+	rule_err("drop ttl 1 ether 0x1234", 18, "'ether 0x1234' conflicts with the IP terms");
+	rule_err("drop ether ip ip6", 12, "'ether ip' conflicts with the IPv6 terms of the rule");
+	rule_err("drop src ::1 ether ip", 20, "'ether ip' conflicts with the IPv6 terms");
+	rule_err("drop ether ip undetermined-transport", 12, "'ether ip' conflicts with the IPv6");
+	(void)state;
+}
+
 static void test_errors_options(void **state)
 {
 	rule_err("pass burst 5", 6, "'burst' only applies to 'limit' rules, not 'pass'");
@@ -602,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_errors_terms),
 		cmocka_unit_test(test_errors_conflicts),
 		cmocka_unit_test(test_undetermined),
+		cmocka_unit_test(test_ether),
 		cmocka_unit_test(test_errors_options),
 		cmocka_unit_test(test_errors_file),
 		cmocka_unit_test(test_errors_all_reported),
