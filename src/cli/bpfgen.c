@@ -209,7 +209,7 @@ static int run_rules(struct top *t)
 	text = cli_slurp(path, &len);
 	if (!text) {
 		fprintf(stderr, "fastpath bpfgen: cannot read rule file %s: %s\n", path,
-			strerror(errno));
+			cli_slurp_error(errno));
 		return CLI_FAIL;
 	}
 	r = fp_ruleset__parse(text, len, &set, &d);

@@ -10,56 +10,8 @@
 #include <string.h>
 
 #include "cli/rulefile.h"
+#include "filter/compile.h"
 #include "rules/rule.h"
-
-#define RULES_FILE_MAX (64u << 20) /* refuse rule files over 64 MiB */
-
-/* Reads all of path ("-" = stdin) into a NUL-terminated buffer. */
-static int read_all(const char *path, char **textp, size_t *lenp)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t cap = 0, len = 0, n;
-	char *buf = NULL, *nb;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 65536;
-			if (cap > RULES_FILE_MAX + 1) {
-				err = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		errno = 0;
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f))
-				err = errno ? -errno : -EIO;
-			break;
-		}
-	}
-	if (f != stdin)
-		fclose(f);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[len] = 0;
-	*textp = buf;
-	*lenp = len;
-	return 0;
-}
 
 /*
  * Reads and parses FILE. Returns CLI_OK with *set filled, CLI_FAIL when the
@@ -72,10 +24,10 @@ static int load_file(struct cli *cli, const char *path, struct fp_ruleset *set,
 	size_t len = 0;
 	int err;
 
-	err = read_all(path, &text, &len);
-	if (err)
-		return cli_fail(cli, "rules %s: cannot read '%s': %s; check the path and permissions",
-				cli->cmd->name, path, strerror(-err));
+	text = cli_slurp(path, &len);
+	if (!text)
+		return cli_fail(cli, "rules %s: cannot read '%s': %s", cli->cmd->name, path,
+				cli_slurp_error(errno));
 	err = fp_ruleset__parse(text, len, set, diags);
 	free(text);
 	if (err == -EINVAL || diags->n > 0)
@@ -121,6 +73,8 @@ static int do_check(struct cli *cli, int argc, char **argv)
 {
 	struct fp_ruleset set = { 0 };
 	struct fp_diags diags = { 0 };
+	char cerr[512] = "";
+	unsigned bits = 0;
 	const char *name;
 	int rc;
 
@@ -131,18 +85,30 @@ static int do_check(struct cli *cli, int argc, char **argv)
 	rc = load_file(cli, argv[1], &set, &diags);
 	if (rc == CLI_FAIL)
 		goto out;
+	/* a file that parses must also compile as `filter apply` compiles it */
+	if (rc == CLI_OK && fp_flt_image__check(&set, &bits, cerr, sizeof(cerr)))
+		rc = CLI_USAGE;
 	if (out_is_json()) {
 		out_obj_begin();
 		out_str("file", name);
 		out_u64("rules", rc == CLI_OK ? set.n : 0);
 		out_str("default", rc == CLI_OK ? fp_action__name(set.default_action) : NULL);
-		if (rc != CLI_OK)
+		if (rc == CLI_OK)
+			out_u64("table_bits", bits);
+		if (cerr[0])
+			out_strf("error", "%s: %s", name, cerr);
+		else if (rc != CLI_OK)
 			out_strf("error", "%s: %zu error%s", name, diags.n, diags.n > 1 ? "s" : "");
 		report_errors(name, &diags);
 		out_obj_end();
+	} else if (cerr[0]) {
+		fprintf(stderr, "fastpath: %s: %s\n", name, cerr);
 	} else if (rc == CLI_OK) {
 		printf("%s: %zu rule%s, default %s\n", name, set.n, set.n == 1 ? "" : "s",
 		       fp_action__name(set.default_action));
+		if (bits > FP_FLAT_BITS_DEFAULT)
+			fprintf(stderr, "%s: warning: the set needs tables of 2^%u slots: "
+				"load with --table-bits %u\n", name, bits, bits);
 	} else {
 		report_errors(name, &diags);
 	}

@@ -121,6 +121,37 @@ check "id default: refused at FILE:2:13" grep -q "reserved.rules:2:13: rule id '
 check "id -: refused at FILE:3:9" grep -q "reserved.rules:3:9: rule id '-' is reserved" "$err"
 expect 0 -p rules show "$good" && check "-p is JSON" json_has default pass
 
+# ---- rules check enforces what apply enforces; one size limit for every reader ----
+python3 -c "
+for i in range(20000): print('drop udp dport %d' % (i % 65535 + 1))" >"$E2E_TMP/20k.rules"
+expect 2 rules check "$E2E_TMP/20k.rules" &&
+	check "20,000 rules: refused at the 16,385th" grep -q "20k.rules:16385:1: rule 16385: a rule set holds at most 16384 rules" "$err"
+python3 -c "
+import itertools
+fs = ['sport 1', 'dport 2', 'src 10.0.0.0/8', 'dst 10.0.0.0/8', 'ttl 3', 'len 40', 'vlan 4', 'qname a.com', 'qtype A']
+for k in range(10):
+    for c in itertools.combinations(fs, k):
+        print('drop udp ' + ' '.join(c))" >"$E2E_TMP/shapes.rules"
+expect 2 rules check "$E2E_TMP/shapes.rules" &&
+	check "257 term shapes: the compiler's refusal" grep -q "shapes.rules: rule '257' (line 257) makes a 257th distinct combination of terms; the filter takes at most 256" "$err"
+expect 2 -j rules check "$E2E_TMP/shapes.rules" && check "... as JSON" json_has error
+expect 0 -j rules check "$good" && check "-j check says the table bits it needs" json_has table_bits 18
+truncate -s 40M "$E2E_TMP/big.rules"   # over the limit: refused by its size, unread
+for verb in "rules check" "rules show" "filter test" "filter apply nosuchif0" "bpfgen rules"; do
+	args=($verb "$E2E_TMP/big.rules")
+	[[ $verb == "filter test" ]] && args+=(/dev/null)
+	rc=0; /usr/bin/time -f %M -o "$E2E_TMP/rss" "$FASTPATH" "${args[@]}" >"$out" 2>"$err" </dev/null || rc=$?
+	check "$verb of a 40 MiB file: exit 1, says the limit (exit $rc: $(tail -n 1 "$err"))" \
+		bash -c "[[ $rc == 1 ]] && grep -q 'larger than 32 MiB, the limit of a rule file' '$err'"
+	rss=$(tail -n 1 "$E2E_TMP/rss")
+	check "$verb of a 40 MiB file: refused before reading it ($rss KB)" \
+		test "$rss" -lt 30000
+done
+mkdir -p "$E2E_TMP/dir.rules"
+expect 1 rules check "$E2E_TMP/dir.rules" && check "a directory: says so" grep -q 'Is a directory' "$err"
+expect 1 filter apply nosuchif0 "$E2E_TMP/dir.rules" && check "filter apply IFACE DIR: says it is a directory" \
+	grep -q 'dir.rules: Is a directory' "$err"
+
 # ---- exporter --listen: bad values are usage errors, before any bind ---------
 # (bounded: an exporter that took one would serve until killed)
 for l in 127.0.0.1:99999 127.0.0.1:-1 127.0.0.1:abc 127.0.0.1: '[::1]9100' localhost:9100; do

@@ -252,6 +252,9 @@ for (( r = 0; r < 250; r++ )); do
 	for (( i = 0; i < 25; i++ )); do dp+=${dp:+,}$(( 30000 + r * 60 + 2 * i )); done
 	echo "drop udp sport $sp dport $dp"
 done >"$T/grid.rules"
+expect 0 rules check "$T/grid.rules"
+check "rules check warns that the set needs --table-bits 19" \
+	grep -q "grid.rules: warning: the set needs tables of 2^19 slots: load with --table-bits 19" "$err"
 expect 0 filter load "$va" "$T/base.rules"
 expect 1 filter apply "$va" "$T/grid.rules"
 check "apply over the tables names the --table-bits to load with" grep -q 'table-bits 19' "$err"
