@@ -12,6 +12,7 @@
 #include "cli/rulefile.h"
 #include "filter/compile.h"
 #include "rules/rule.h"
+#include "rules/shadow.h"
 
 /*
  * Reads and parses FILE. Returns CLI_OK with *set filled, CLI_FAIL when the
@@ -69,6 +70,53 @@ static void report_errors(const char *name, const struct fp_diags *d)
 	fprintf(stderr, "fastpath: %s: %zu error%s\n", name, d->n, d->n > 1 ? "s" : "");
 }
 
+struct shadow_report {
+	const char *name;
+	const struct fp_ruleset *set;
+	size_t n;
+};
+
+/* FILE:LINE:1: warning: ... on stderr, or a row of "warnings" (JSON). */
+static void on_shadowed(void *ctx, size_t b, size_t a)
+{
+	struct shadow_report *w = ctx;
+	const struct fp_rule *rb = &w->set->rules[b], *ra = &w->set->rules[a];
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "rule '%s' can never match: rule '%s' (line %u) before it "
+		 "matches every packet it does", rb->id, ra->id, ra->line);
+	w->n++;
+	if (out_is_json()) {
+		out_row_begin();
+		out_u64("line", rb->line);
+		out_u64("col", 1);
+		out_str("message", msg);
+		out_row_end();
+	} else {
+		fprintf(stderr, "%s:%u:1: warning: %s\n", w->name, rb->line, msg);
+	}
+}
+
+/* Warnings about rules an earlier rule shadows; the CLI's exit stays 0. */
+static void report_shadowed(const char *name, const struct fp_ruleset *set)
+{
+	struct shadow_report w = { name, set, 0 };
+	size_t stopped;
+	int ret;
+
+	if (out_is_json())
+		out_list_begin("warnings");
+	ret = fp_ruleset__shadowed(set, on_shadowed, &w, &stopped);
+	if (out_is_json())
+		out_list_end();
+	if (ret == 1)
+		out_warn("%s: the search for rules that can never match stopped at rule %zu (line %u): "
+			 "too much work", name, stopped + 1, set->rules[stopped].line);
+	else if (ret)
+		out_warn("%s: the search for rules that can never match failed: %s", name,
+			 strerror(-ret));
+}
+
 static int do_check(struct cli *cli, int argc, char **argv)
 {
 	struct fp_ruleset set = { 0 };
@@ -93,8 +141,10 @@ static int do_check(struct cli *cli, int argc, char **argv)
 		out_str("file", name);
 		out_u64("rules", rc == CLI_OK ? set.n : 0);
 		out_str("default", rc == CLI_OK ? fp_action__name(set.default_action) : NULL);
-		if (rc == CLI_OK)
+		if (rc == CLI_OK) {
 			out_u64("table_bits", bits);
+			report_shadowed(name, &set);
+		}
 		if (cerr[0])
 			out_strf("error", "%s: %s", name, cerr);
 		else if (rc != CLI_OK)
@@ -109,6 +159,7 @@ static int do_check(struct cli *cli, int argc, char **argv)
 		if (bits > FP_FLAT_BITS_DEFAULT)
 			fprintf(stderr, "%s: warning: the set needs tables of 2^%u slots: "
 				"load with --table-bits %u\n", name, bits, bits);
+		report_shadowed(name, &set);
 	} else {
 		report_errors(name, &diags);
 	}
@@ -172,8 +223,8 @@ out:
 }
 
 static const struct cli_verb rules_verbs[] = {
-	{ "check", "FILE", "parse FILE (- = stdin), report every error as FILE:LINE:COL: message",
-	  do_check },
+	{ "check", "FILE", "parse and compile FILE (- = stdin) as apply would: every error as "
+	  "FILE:LINE:COL: message; warnings for rules an earlier rule shadows", do_check },
 	{ "show",  "FILE", "list the rules of FILE in canonical form (index, id, action, text)",
 	  do_show },
 	{ NULL },

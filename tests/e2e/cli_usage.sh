@@ -136,6 +136,14 @@ expect 2 rules check "$E2E_TMP/shapes.rules" &&
 	check "257 term shapes: the compiler's refusal" grep -q "shapes.rules: rule '257' (line 257) makes a 257th distinct combination of terms; the filter takes at most 256" "$err"
 expect 2 -j rules check "$E2E_TMP/shapes.rules" && check "... as JSON" json_has error
 expect 0 -j rules check "$good" && check "-j check says the table bits it needs" json_has table_bits 18
+# rules an earlier rule covers: warnings, exit 0; near misses: nothing
+printf 'drop udp dport 9\ndrop ip6 udp dport 9\nlimit 5/s src 10.0.0.0/8\ndrop tcp src 10.1.2.0/24 id lab\ndrop udp dport 9-10\ndrop udp qname *.example.com\ndrop udp qname example.com\n' >"$E2E_TMP/shadow.rules"
+expect 0 rules check "$E2E_TMP/shadow.rules" && check "check still prints the count" grep -q "7 rules, default pass" "$out"
+check "shadowed: ip6 udp dport 9 behind udp dport 9" grep -qx "$E2E_TMP/shadow.rules:2:1: warning: rule '2' can never match: rule '1' (line 1) before it matches every packet it does" "$err"
+check "shadowed: a /24 behind a limit on its /8" grep -q "shadow.rules:4:1: warning: rule 'lab' can never match: rule '3' (line 3)" "$err"
+check "exactly the two shadowed rules warn (not dport 9-10, not example.com)" test "$(grep -c warning "$err")" -eq 2
+expect 0 -j rules check "$E2E_TMP/shadow.rules" && check "-j: the warnings as a list" \
+	python3 -c "import json,sys; d=json.load(open('$out')); sys.exit(not [w['line'] for w in d['warnings']] == [2, 4])"
 truncate -s 40M "$E2E_TMP/big.rules"   # over the limit: refused by its size, unread
 for verb in "rules check" "rules show" "filter test" "filter apply nosuchif0" "bpfgen rules"; do
 	args=($verb "$E2E_TMP/big.rules")
