@@ -121,6 +121,13 @@ check "id default: refused at FILE:2:13" grep -q "reserved.rules:2:13: rule id '
 check "id -: refused at FILE:3:9" grep -q "reserved.rules:3:9: rule id '-' is reserved" "$err"
 expect 0 -p rules show "$good" && check "-p is JSON" json_has default pass
 
+# ---- --bpffs: no verb creates a directory unless it loads something -----------
+for verb in status "filter list nosuchif0" "filter unload nosuchif0" "stats nosuchif0" \
+	    "filter add nosuchif0 drop udp" "filter apply nosuchif0 $good"; do
+	"$FASTPATH" --bpffs "$E2E_TMP/nobpffs/root" $verb >"$out" 2>"$err" </dev/null || true
+	check "--bpffs DIR: $verb creates nothing" test ! -e "$E2E_TMP/nobpffs"
+done
+
 # ---- rules check enforces what apply enforces; one size limit for every reader ----
 python3 -c "
 for i in range(20000): print('drop udp dport %d' % (i % 65535 + 1))" >"$E2E_TMP/20k.rules"

@@ -54,6 +54,10 @@ pass tcp dport 80 id web
 EOF
 
 # ---- load ----------------------------------------------------------------
+expect 1 --bpffs "$T/nobpffs/root" filter load "$va" "$T/base.rules"
+check "--bpffs off any bpffs: refused, says so, and creates no directory" \
+	bash -c "[[ ! -e $T/nobpffs ]] && grep -q 'is a bpffs mounted at $T/nobpffs/root' $err"
+check "... and attaches nothing" bash -c "! ip -n $a link show $va | grep -q xdp"
 expect 0 filter load "$va" "$T/base.rules"
 check "load prints the generation" grep -q '^generation: *1' "$out"
 check "load prints its own time apart from the apply's" \
