@@ -48,6 +48,19 @@ expect 0 help && check "help shows the grammar" grep -q 'OBJECT := {' "$out"
 expect 0 --help
 expect 0 -h
 expect 0 -V && check "-V prints a version" grep -q '^fastpath ' "$out"
+expect 0 -j --version && check "-j --version is JSON" json_has version
+expect 0 --version -j && check "--version -j is JSON too" json_has libbpf
+expect 2 -j --version=3 && check "-j --version=3: a JSON error naming --version" \
+	python3 -c "import json,sys; sys.exit(\"'--version' takes no value\" not in json.load(open('$out'))['error'])"
+expect 2 --version=3 && check "--version=3 names the option, not '-V'" grep -q "option '--version' takes no value" "$err"
+for a in "nosuchtype" "dns -- ''" "-o abc dns -- a.com" "rules $E2E_TMP/nosuch.rules" ""; do
+	rc=0; eval "\"\$FASTPATH\" -j bpfgen $a" >"$out" 2>"$err" </dev/null || rc=$?
+	check "-j bpfgen $a: exit $rc, a JSON error on stdout, nothing on stderr" \
+		bash -c "[[ $rc != 0 ]] && python3 -c \"import json; json.load(open('$out'))['error']\" && test ! -s '$err'"
+done
+for w in "stats nosuchif0 --watch 0" "stats --watch 0 nosuchif0" "filter stats nosuchif0 --watch 0"; do
+	expect 2 $w && check "$w: says the interval must be > 0" grep -q -- "--watch takes seconds (0 < S <= 3600), not '0'" "$err"
+done
 expect 2 && check "no object: help on stderr" grep -q 'Usage:' "$err"
 expect 2 nosuchobject && check "unknown object lists valid ones" grep -q 'valid objects: .*rules' "$err"
 expect 2 -j nosuchobject && check "-j usage error is JSON" json_has error

@@ -281,9 +281,10 @@ expect 0 filter load "$va" "$T/base.rules"
 ip -n "$a" link set "$va" xdp off
 expect 0 --bpffs "$FASTPATH_BPFFS/other" filter load "$va"
 other=$(ip -n "$a" -d link show "$va" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
-expect 0 filter unload "$va"
-check "unload says the program attached is not ours and stays" \
-	grep -q "not fastpath's (id $other), left attached" "$err"
+expect 0 -j filter unload "$va"
+check "unload -j: one JSON document saying the program attached is not ours and stays" \
+	"$PY" -c "import json,sys; d=json.load(open('$out')); sys.exit(not (d['unloaded'] and d['iface']=='$va' and \"not fastpath's (id $other), left attached\" in d['warning']))"
+check "unload -j: nothing on stderr" test ! -s "$err"
 check "the other program is still attached" \
 	bash -c "ip -n $a -d link show $va | grep -q 'prog/xdp id $other '"
 check "our pins are gone" test ! -e "$FASTPATH_BPFFS/$va"
