@@ -180,6 +180,17 @@ expect 1 rules check "$E2E_TMP/dir.rules" && check "a directory: says so" grep -
 expect 1 filter apply nosuchif0 "$E2E_TMP/dir.rules" && check "filter apply IFACE DIR: says it is a directory" \
 	grep -q 'dir.rules: Is a directory' "$err"
 
+# ---- man pages: references resolve, the rule model's page, the drop-rate query --
+man=$E2E_REPO/docs/man
+for ref in $(grep -ho 'fastpath-[a-z]* *([78])' "$man"/*.[78] | tr -d ' ' | sort -u); do
+	page=${ref%(*}; sec=${ref#*(}; sec=${sec%)}
+	check "man reference $ref has a page" test -f "$man/$page.$sec"
+done
+check "fastpath(8) sends the rule model to fastpath-rules(7)" \
+	bash -c "grep -A1 'One rule model' '$man/fastpath.8' | grep -q 'fastpath-rules (7)'"
+check "the exporter's drop-rate example uses the drops counter" \
+	bash -c "grep -A1 'drop rate' '$man/fastpath-exporter.8' | grep -q 'rate(fastpath_rule_drops_total'"
+
 # ---- exporter --listen: bad values are usage errors, before any bind ---------
 # (bounded: an exporter that took one would serve until killed)
 for l in 127.0.0.1:99999 127.0.0.1:-1 127.0.0.1:abc 127.0.0.1: '[::1]9100' localhost:9100; do
