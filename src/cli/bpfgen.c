@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,12 +73,41 @@ struct top {
 	char **pos;
 };
 
+/*
+ * An error of bpfgen: "fastpath bpfgen: MSG" on stderr after the usage line
+ * when given, or {"error": "bpfgen: MSG"} on stdout with -j. Returns rc.
+ */
+static int bg_err(int rc, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int bg_err(int rc, const char *usage, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (out_is_json()) {
+		out_err("bpfgen: %s", msg);
+		return rc;
+	}
+	if (usage)
+		fprintf(stderr, "%s\n", usage);
+	fprintf(stderr, "fastpath bpfgen: %s\n", msg);
+	return rc;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+	__attribute__((format(printf, 1, 0)));
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "%s\nfastpath bpfgen: ", bpfgen_usage);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	return CLI_USAGE;
+	char msg[512];
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(msg, sizeof(msg), fmt, arg);
+#pragma GCC diagnostic pop
+	return bg_err(CLI_USAGE, bpfgen_usage, "%s", msg);
 }
 
 static int set_offset(struct top *t, const char *v)
@@ -163,8 +193,7 @@ static int parse_top(struct top *t, int argc, char **argv)
 
 	t->pos = calloc((size_t)argc + 1, sizeof(*t->pos));
 	if (!t->pos) {
-		fprintf(stderr, "fastpath bpfgen: out of memory\n");
-		return CLI_FAIL;
+		return bg_err(CLI_FAIL, NULL, "out of memory");
 	}
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -207,37 +236,34 @@ static int run_rules(struct top *t)
 		return usage_error("rules takes one FILE ('-' for stdin)%s", "");
 	path = t->pos[1];
 	text = cli_slurp(path, &len);
-	if (!text) {
-		fprintf(stderr, "fastpath bpfgen: cannot read rule file %s: %s\n", path,
-			strerror(errno));
-		return CLI_FAIL;
-	}
+	if (!text)
+		return bg_err(CLI_FAIL, NULL, "cannot read rule file %s: %s", path,
+			      cli_slurp_error(errno));
 	r = fp_ruleset__parse(text, len, &set, &d);
 	free(text);
 	if (r == -EINVAL) {
-		size_t shown = d.n < d.cap ? d.n : d.cap;
 
-		for (i = 0; i < shown; i++)
-			fprintf(stderr, "%s:%u:%u: %s\n", path, d.v[i].line, d.v[i].col, d.v[i].msg);
-		if (d.n > shown)
-			fprintf(stderr, "%s: %zu more errors\n", path, d.n - shown);
+		cli_print_diags(path, &d);
+		r = bg_err(CLI_USAGE, NULL, "%s: %zu error%s", path, d.n, d.n > 1 ? "s" : "");
 		fp_diags__free(&d);
-		return CLI_USAGE;
+		return r;
 	}
 	fp_diags__free(&d);
-	if (r) {
-		fprintf(stderr, "fastpath bpfgen: parsing %s failed: %s\n", path, strerror(-r));
-		return CLI_FAIL;
-	}
+	if (r)
+		return bg_err(CLI_FAIL, NULL, "parsing %s failed: %s", path, strerror(-r));
 	for (i = 0; i < set.n && ret == CLI_OK; i++) {
 		const struct fp_rule *rule = &set.rules[i];
 		struct fp_bpfgen_out out;
 		struct fp_bpfgen_err err;
 
 		if (fp_bpfgen__rule(&t->o, rule, &out, &err)) {
-			fprintf(stderr, "%s:%u: rule %s: %s\n", path, rule->line, rule->id,
-				!strncmp(err.msg, "rule: ", 6) ? err.msg + 6 : err.msg);
 			ret = err.kind == FP_BPFGEN_RUNTIME ? CLI_FAIL : CLI_USAGE;
+			if (out_is_json())
+				bg_err(ret, NULL, "%s:%u: rule %s: %s", path, rule->line, rule->id,
+				       !strncmp(err.msg, "rule: ", 6) ? err.msg + 6 : err.msg);
+			else
+				fprintf(stderr, "%s:%u: rule %s: %s\n", path, rule->line, rule->id,
+					!strncmp(err.msg, "rule: ", 6) ? err.msg + 6 : err.msg);
 			break;
 		}
 		if (t->assembly) {
@@ -257,10 +283,8 @@ static int run_rules(struct top *t)
 		fp_bpfgen_out__free(&out);
 	}
 	fp_ruleset__free(&set);
-	if (fflush(stdout)) {
-		fprintf(stderr, "fastpath bpfgen: cannot write the output: %s\n", strerror(errno));
-		return CLI_FAIL;
-	}
+	if (fflush(stdout))
+		return bg_err(CLI_FAIL, NULL, "cannot write the output: %s", strerror(errno));
 	return ret;
 }
 
@@ -277,13 +301,14 @@ static int run(struct top *t)
 			fputs(err.help ? err.help : bpfgen_help, stdout);
 			return CLI_OK;
 		case FP_BPFGEN_USAGE:
+			if (out_is_json())
+				return bg_err(CLI_USAGE, NULL, "%s", err.msg);
 			fprintf(stderr, "fastpath bpfgen: %s\n", err.msg);
 			if (err.usage)
 				fprintf(stderr, "usage: %s\n", err.usage);
 			return CLI_USAGE;
 		default:
-			fprintf(stderr, "fastpath bpfgen: %s\n", err.msg);
-			return CLI_FAIL;
+			return bg_err(CLI_FAIL, NULL, "%s", err.msg);
 		}
 	}
 	if (t->assembly) {
@@ -294,10 +319,8 @@ static int run(struct top *t)
 	}
 	warn_xt_bpf("", out.prog.len);
 	fp_bpfgen_out__free(&out);
-	if (fflush(stdout) || r) {
-		fprintf(stderr, "fastpath bpfgen: cannot write the output: %s\n", strerror(errno));
-		return CLI_FAIL;
-	}
+	if (fflush(stdout) || r)
+		return bg_err(CLI_FAIL, NULL, "cannot write the output: %s", strerror(errno));
 	return CLI_OK;
 }
 

@@ -219,8 +219,16 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 					    .error = ret < 0 ? err : NULL });
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
-	if (ret > 0)
+	if (out_is_json()) { /* one document, the warning in it */
+		out_obj_begin();
+		out_str("iface", argv[1]);
+		out_bool("unloaded", true);
+		if (ret > 0)
+			out_str("warning", err);
+		out_obj_end();
+	} else if (ret > 0) {
 		out_warn("%s", err);
+	}
 	return CLI_OK;
 }
 

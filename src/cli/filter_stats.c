@@ -178,8 +178,9 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 		if (c == 'w') {
 			watch = true;
 			period = 1;
+			/* a number after --watch is its SECONDS, also a bad one ("0") */
 			if (!optarg && optind < argc && argv[optind][0] != '-' &&
-			    strtod(argv[optind], &end) > 0 && !*end)
+			    (strtod(argv[optind], &end), end != argv[optind] && !*end))
 				optarg = argv[optind++];
 			if (optarg) {
 				period = strtod(optarg, &end);

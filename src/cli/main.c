@@ -360,6 +360,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	struct cli cli = { 0 };
+	bool version = false;
 	const char *names[N_OBJECTS + 1];
 	const struct cli_object *ob;
 	char list[256];
@@ -378,20 +379,33 @@ int main(int argc, char **argv)
 		case 'h':
 			main_help(stdout);
 			return CLI_OK;
-		case 'V':
-			printf("fastpath %s (libbpf %s)\n", FP_VERSION, libbpf_version_string());
-			return CLI_OK;
+		case 'V': version = true; break; /* after the loop: -j may follow */
 		case ':':
 			set_output(&cli);
 			return cli_usage(&cli, "option '%s' needs an argument", argv[optind - 1]);
 		default:
 			set_output(&cli);
-			if (optopt)
+			if (strncmp(argv[optind - 1], "--", 2) && optopt)
 				return cli_usage(&cli, "unknown option '-%c'", optopt);
+			if (strchr(argv[optind - 1], '='))
+				return cli_usage(&cli, "option '%.*s' takes no value",
+						 (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 			return cli_usage(&cli, "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	set_output(&cli);
+	if (version) {
+		if (out_is_json()) {
+			out_obj_begin();
+			out_str("version", FP_VERSION);
+			out_str("libbpf", libbpf_version_string());
+			out_obj_end();
+			out_fini();
+		} else {
+			printf("fastpath %s (libbpf %s)\n", FP_VERSION, libbpf_version_string());
+		}
+		return CLI_OK;
+	}
 	if (optind >= argc) {
 		if (!out_is_json()) {
 			fprintf(stderr, "fastpath: missing OBJECT\n\n");

@@ -3,45 +3,75 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/rulefile.h"
 
+/*
+ * The one reader of rule files. A regular file over CLI_RULE_FILE_MAX is
+ * refused by its size before a byte is read; a pipe is read up to the limit
+ * and refused past it. A directory is EISDIR, not a read error.
+ */
 char *cli_slurp(const char *path, size_t *len)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	size_t cap = 4096, n = 0;
-	char *buf;
+	struct stat st;
+	char *buf = NULL;
+	int err = 0;
 
 	if (!f)
 		return NULL;
-	buf = malloc(cap);
-	while (buf) {
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (n + 1 < cap)
-			break;
-		cap *= 2;
+	if (fstat(fileno(f), &st))
+		err = errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EISDIR;
+	else if (S_ISREG(st.st_mode) && st.st_size > CLI_RULE_FILE_MAX)
+		err = EFBIG;
+	else if (S_ISREG(st.st_mode))
+		cap = (size_t)st.st_size + 2; /* one read, and one to see the end */
+	while (!err) {
 		char *nb = realloc(buf, cap);
+		size_t got;
+
 		if (!nb) {
-			free(buf);
-			buf = NULL;
-			errno = ENOMEM;
+			err = ENOMEM;
+			break;
 		}
 		buf = nb;
-	}
-	if (buf && ferror(f)) {
-		free(buf);
-		buf = NULL;
-		errno = EIO;
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (n > CLI_RULE_FILE_MAX) {
+			err = EFBIG;
+		} else if (n + 1 < cap) {
+			if (ferror(f))
+				err = errno ? errno : EIO;
+			break;
+		} else {
+			cap = cap * 2 > CLI_RULE_FILE_MAX + 2 ? CLI_RULE_FILE_MAX + 2 : cap * 2;
+		}
 	}
 	if (f != stdin)
 		fclose(f);
-	if (buf) {
-		buf[n] = 0;
-		*len = n;
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
 	}
+	buf[n] = 0;
+	*len = n;
 	return buf;
+}
+
+const char *cli_slurp_error(int err)
+{
+	static char msg[96];
+
+	if (err != EFBIG)
+		return strerror(err);
+	snprintf(msg, sizeof(msg), "larger than %u MiB, the limit of a rule file",
+		 CLI_RULE_FILE_MAX >> 20);
+	return msg;
 }
 
 void cli_print_diags(const char *name, const struct fp_diags *d)
@@ -64,7 +94,7 @@ int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset 
 
 	memset(set, 0, sizeof(*set));
 	if (!text)
-		return cli_fail(cli, "cannot read rule file %s: %s", path, strerror(errno));
+		return cli_fail(cli, "cannot read rule file %s: %s", path, cli_slurp_error(errno));
 	ret = fp_ruleset__parse(text, len, set, &d);
 	free(text);
 	if (ret == -EINVAL) {

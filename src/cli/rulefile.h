@@ -16,7 +16,16 @@ int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset 
  * many more were not kept; the caller adds its own last line. */
 void cli_print_diags(const char *name, const struct fp_diags *d);
 
-/* Reads a whole file ("-" = stdin) into a NUL-terminated buffer. */
+/* Rule files are refused past this size (2 KiB for each of FP_MAX_RULES). */
+#define CLI_RULE_FILE_MAX (32u << 20)
+
+/*
+ * Reads a whole file ("-" = stdin) into a NUL-terminated buffer, or NULL
+ * with errno: EFBIG over CLI_RULE_FILE_MAX (a regular file by its size,
+ * before reading), EISDIR for a directory.
+ */
 char *cli_slurp(const char *path, size_t *len);
+/* strerror(err), with EFBIG saying the limit. */
+const char *cli_slurp_error(int err);
 
 #endif

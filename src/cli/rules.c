@@ -10,56 +10,9 @@
 #include <string.h>
 
 #include "cli/rulefile.h"
+#include "filter/compile.h"
 #include "rules/rule.h"
-
-#define RULES_FILE_MAX (64u << 20) /* refuse rule files over 64 MiB */
-
-/* Reads all of path ("-" = stdin) into a NUL-terminated buffer. */
-static int read_all(const char *path, char **textp, size_t *lenp)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	size_t cap = 0, len = 0, n;
-	char *buf = NULL, *nb;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	for (;;) {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 65536;
-			if (cap > RULES_FILE_MAX + 1) {
-				err = -EFBIG;
-				break;
-			}
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		errno = 0;
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f))
-				err = errno ? -errno : -EIO;
-			break;
-		}
-	}
-	if (f != stdin)
-		fclose(f);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[len] = 0;
-	*textp = buf;
-	*lenp = len;
-	return 0;
-}
+#include "rules/shadow.h"
 
 /*
  * Reads and parses FILE. Returns CLI_OK with *set filled, CLI_FAIL when the
@@ -72,10 +25,10 @@ static int load_file(struct cli *cli, const char *path, struct fp_ruleset *set,
 	size_t len = 0;
 	int err;
 
-	err = read_all(path, &text, &len);
-	if (err)
-		return cli_fail(cli, "rules %s: cannot read '%s': %s; check the path and permissions",
-				cli->cmd->name, path, strerror(-err));
+	text = cli_slurp(path, &len);
+	if (!text)
+		return cli_fail(cli, "rules %s: cannot read '%s': %s", cli->cmd->name, path,
+				cli_slurp_error(errno));
 	err = fp_ruleset__parse(text, len, set, diags);
 	free(text);
 	if (err == -EINVAL || diags->n > 0)
@@ -117,10 +70,59 @@ static void report_errors(const char *name, const struct fp_diags *d)
 	fprintf(stderr, "fastpath: %s: %zu error%s\n", name, d->n, d->n > 1 ? "s" : "");
 }
 
+struct shadow_report {
+	const char *name;
+	const struct fp_ruleset *set;
+	size_t n;
+};
+
+/* FILE:LINE:1: warning: ... on stderr, or a row of "warnings" (JSON). */
+static void on_shadowed(void *ctx, size_t b, size_t a)
+{
+	struct shadow_report *w = ctx;
+	const struct fp_rule *rb = &w->set->rules[b], *ra = &w->set->rules[a];
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "rule '%s' can never match: rule '%s' (line %u) before it "
+		 "matches every packet it does", rb->id, ra->id, ra->line);
+	w->n++;
+	if (out_is_json()) {
+		out_row_begin();
+		out_u64("line", rb->line);
+		out_u64("col", 1);
+		out_str("message", msg);
+		out_row_end();
+	} else {
+		fprintf(stderr, "%s:%u:1: warning: %s\n", w->name, rb->line, msg);
+	}
+}
+
+/* Warnings about rules an earlier rule shadows; the CLI's exit stays 0. */
+static void report_shadowed(const char *name, const struct fp_ruleset *set)
+{
+	struct shadow_report w = { name, set, 0 };
+	size_t stopped;
+	int ret;
+
+	if (out_is_json())
+		out_list_begin("warnings");
+	ret = fp_ruleset__shadowed(set, on_shadowed, &w, &stopped);
+	if (out_is_json())
+		out_list_end();
+	if (ret == 1)
+		out_warn("%s: the search for rules that can never match stopped at rule %zu (line %u): "
+			 "too much work", name, stopped + 1, set->rules[stopped].line);
+	else if (ret)
+		out_warn("%s: the search for rules that can never match failed: %s", name,
+			 strerror(-ret));
+}
+
 static int do_check(struct cli *cli, int argc, char **argv)
 {
 	struct fp_ruleset set = { 0 };
 	struct fp_diags diags = { 0 };
+	char cerr[512] = "";
+	unsigned bits = 0;
 	const char *name;
 	int rc;
 
@@ -131,18 +133,33 @@ static int do_check(struct cli *cli, int argc, char **argv)
 	rc = load_file(cli, argv[1], &set, &diags);
 	if (rc == CLI_FAIL)
 		goto out;
+	/* a file that parses must also compile as `filter apply` compiles it */
+	if (rc == CLI_OK && fp_flt_image__check(&set, &bits, cerr, sizeof(cerr)))
+		rc = CLI_USAGE;
 	if (out_is_json()) {
 		out_obj_begin();
 		out_str("file", name);
 		out_u64("rules", rc == CLI_OK ? set.n : 0);
 		out_str("default", rc == CLI_OK ? fp_action__name(set.default_action) : NULL);
-		if (rc != CLI_OK)
+		if (rc == CLI_OK) {
+			out_u64("table_bits", bits);
+			report_shadowed(name, &set);
+		}
+		if (cerr[0])
+			out_strf("error", "%s: %s", name, cerr);
+		else if (rc != CLI_OK)
 			out_strf("error", "%s: %zu error%s", name, diags.n, diags.n > 1 ? "s" : "");
 		report_errors(name, &diags);
 		out_obj_end();
+	} else if (cerr[0]) {
+		fprintf(stderr, "fastpath: %s: %s\n", name, cerr);
 	} else if (rc == CLI_OK) {
 		printf("%s: %zu rule%s, default %s\n", name, set.n, set.n == 1 ? "" : "s",
 		       fp_action__name(set.default_action));
+		if (bits > FP_FLAT_BITS_DEFAULT)
+			fprintf(stderr, "%s: warning: the set needs tables of 2^%u slots: "
+				"load with --table-bits %u\n", name, bits, bits);
+		report_shadowed(name, &set);
 	} else {
 		report_errors(name, &diags);
 	}
@@ -206,8 +223,8 @@ out:
 }
 
 static const struct cli_verb rules_verbs[] = {
-	{ "check", "FILE", "parse FILE (- = stdin), report every error as FILE:LINE:COL: message",
-	  do_check },
+	{ "check", "FILE", "parse and compile FILE (- = stdin) as apply would: every error as "
+	  "FILE:LINE:COL: message; warnings for rules an earlier rule shadows", do_check },
 	{ "show",  "FILE", "list the rules of FILE in canonical form (index, id, action, text)",
 	  do_show },
 	{ NULL },

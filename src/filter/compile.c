@@ -467,3 +467,18 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->pre);
 	memset(img, 0, sizeof(*img));
 }
+
+int fp_flt_image__check(const struct fp_ruleset *set, unsigned *table_bits,
+			char *err, size_t errlen)
+{
+	struct fp_flt_image img;
+	int ret = fp_flt_image__build(set, &img, err, errlen);
+
+	if (ret)
+		return ret;
+	*table_bits = img.cfg.key_bits > img.cfg.addr_bits ? img.cfg.key_bits : img.cfg.addr_bits;
+	if (*table_bits < FP_FLAT_BITS_DEFAULT)
+		*table_bits = FP_FLAT_BITS_DEFAULT;
+	fp_flt_image__free(&img);
+	return 0;
+}

@@ -46,6 +46,15 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 			char *err, size_t errlen);
 void fp_flt_image__free(struct fp_flt_image *img);
 
+/*
+ * What `rules check` runs: the compiler `apply` runs (every limit it
+ * enforces: rule count, term shapes, prefix lengths, table entries), without
+ * maps or privileges. 0 with *table_bits the --table-bits of `filter load`
+ * the set needs (its tables' size), or the build's error.
+ */
+int fp_flt_image__check(const struct fp_ruleset *set, unsigned *table_bits,
+			char *err, size_t errlen);
+
 /* FNV-1a over the wire name, last byte first (what the XDP stage computes). */
 uint64_t fp_qname_hash(const uint8_t *wire, size_t len);
 

@@ -14,9 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
+#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -224,10 +226,19 @@ static int pin_dir(const char *root, const char *ifname, char *dir, size_t len)
 	return 0;
 }
 
+/* Creates path and its missing parents, only inside a bpffs: when the
+ * deepest directory that exists is on another file system, creates
+ * nothing and returns -ENOTSUP (a --bpffs typo must leave no directory). */
 static int mkdirs(const char *path)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], *slash;
+	struct statfs sfs = { 0 };
 
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	while (statfs(tmp, &sfs) && errno == ENOENT && (slash = strrchr(tmp, '/')))
+		*(slash == tmp ? slash + 1 : slash) = 0;
+	if (sfs.f_type != BPF_FS_MAGIC)
+		return -ENOTSUP;
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	for (char *p = tmp + 1; *p; p++) {
 		if (*p != '/')

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fastpath/abi.h>
+
 #include "lexer.h"
 #include "parse.h"
 #include "values.h"
@@ -157,7 +159,7 @@ int fp_ruleset__parse(const char *text, size_t len, struct fp_ruleset *set,
 {
 	struct file f = { .set = set, .d = diags };
 	size_t pos = 0;
-	unsigned line = 0;
+	unsigned line = 0, rule_lines = 0;
 	int err = 0;
 
 	memset(set, 0, sizeof(*set));
@@ -178,6 +180,14 @@ int fp_ruleset__parse(const char *text, size_t len, struct fp_ruleset *set,
 		if (t.kind == FP_TOK_WORD && t.len == 7 && !memcmp(t.s, "default", 7)) {
 			parse_default(&f, &lx, &t, line);
 			continue;
+		}
+		if (++rule_lines > FP_MAX_RULES) {
+			/* no back end takes more: stop before a huge file costs a
+			 * rule's memory (1 KB) per line */
+			fp_diags__add(diags, line, 1, "rule %u: a rule set holds at most %u rules",
+				      FP_MAX_RULES + 1, FP_MAX_RULES);
+			f.errors++;
+			break;
 		}
 		err = parse_rule(&f, s, n, line);
 		if (err)

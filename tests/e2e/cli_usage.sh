@@ -48,6 +48,19 @@ expect 0 help && check "help shows the grammar" grep -q 'OBJECT := {' "$out"
 expect 0 --help
 expect 0 -h
 expect 0 -V && check "-V prints a version" grep -q '^fastpath ' "$out"
+expect 0 -j --version && check "-j --version is JSON" json_has version
+expect 0 --version -j && check "--version -j is JSON too" json_has libbpf
+expect 2 -j --version=3 && check "-j --version=3: a JSON error naming --version" \
+	python3 -c "import json,sys; sys.exit(\"'--version' takes no value\" not in json.load(open('$out'))['error'])"
+expect 2 --version=3 && check "--version=3 names the option, not '-V'" grep -q "option '--version' takes no value" "$err"
+for a in "nosuchtype" "dns -- ''" "-o abc dns -- a.com" "rules $E2E_TMP/nosuch.rules" ""; do
+	rc=0; eval "\"\$FASTPATH\" -j bpfgen $a" >"$out" 2>"$err" </dev/null || rc=$?
+	check "-j bpfgen $a: exit $rc, a JSON error on stdout, nothing on stderr" \
+		bash -c "[[ $rc != 0 ]] && python3 -c \"import json; json.load(open('$out'))['error']\" && test ! -s '$err'"
+done
+for w in "stats nosuchif0 --watch 0" "stats --watch 0 nosuchif0" "filter stats nosuchif0 --watch 0"; do
+	expect 2 $w && check "$w: says the interval must be > 0" grep -q -- "--watch takes seconds (0 < S <= 3600), not '0'" "$err"
+done
 expect 2 && check "no object: help on stderr" grep -q 'Usage:' "$err"
 expect 2 nosuchobject && check "unknown object lists valid ones" grep -q 'valid objects: .*rules' "$err"
 expect 2 -j nosuchobject && check "-j usage error is JSON" json_has error
@@ -120,6 +133,63 @@ expect 2 rules check "$E2E_TMP/reserved.rules"
 check "id default: refused at FILE:2:13" grep -q "reserved.rules:2:13: rule id 'default' is reserved" "$err"
 check "id -: refused at FILE:3:9" grep -q "reserved.rules:3:9: rule id '-' is reserved" "$err"
 expect 0 -p rules show "$good" && check "-p is JSON" json_has default pass
+
+# ---- --bpffs: no verb creates a directory unless it loads something -----------
+for verb in status "filter list nosuchif0" "filter unload nosuchif0" "stats nosuchif0" \
+	    "filter add nosuchif0 drop udp" "filter apply nosuchif0 $good"; do
+	"$FASTPATH" --bpffs "$E2E_TMP/nobpffs/root" $verb >"$out" 2>"$err" </dev/null || true
+	check "--bpffs DIR: $verb creates nothing" test ! -e "$E2E_TMP/nobpffs"
+done
+
+# ---- rules check enforces what apply enforces; one size limit for every reader ----
+python3 -c "
+for i in range(20000): print('drop udp dport %d' % (i % 65535 + 1))" >"$E2E_TMP/20k.rules"
+expect 2 rules check "$E2E_TMP/20k.rules" &&
+	check "20,000 rules: refused at the 16,385th" grep -q "20k.rules:16385:1: rule 16385: a rule set holds at most 16384 rules" "$err"
+python3 -c "
+import itertools
+fs = ['sport 1', 'dport 2', 'src 10.0.0.0/8', 'dst 10.0.0.0/8', 'ttl 3', 'len 40', 'vlan 4', 'qname a.com', 'qtype A']
+for k in range(10):
+    for c in itertools.combinations(fs, k):
+        print('drop udp ' + ' '.join(c))" >"$E2E_TMP/shapes.rules"
+expect 2 rules check "$E2E_TMP/shapes.rules" &&
+	check "257 term shapes: the compiler's refusal" grep -q "shapes.rules: rule '257' (line 257) makes a 257th distinct combination of terms; the filter takes at most 256" "$err"
+expect 2 -j rules check "$E2E_TMP/shapes.rules" && check "... as JSON" json_has error
+expect 0 -j rules check "$good" && check "-j check says the table bits it needs" json_has table_bits 18
+# rules an earlier rule covers: warnings, exit 0; near misses: nothing
+printf 'drop udp dport 9\ndrop ip6 udp dport 9\nlimit 5/s src 10.0.0.0/8\ndrop tcp src 10.1.2.0/24 id lab\ndrop udp dport 9-10\ndrop udp qname *.example.com\ndrop udp qname example.com\n' >"$E2E_TMP/shadow.rules"
+expect 0 rules check "$E2E_TMP/shadow.rules" && check "check still prints the count" grep -q "7 rules, default pass" "$out"
+check "shadowed: ip6 udp dport 9 behind udp dport 9" grep -qx "$E2E_TMP/shadow.rules:2:1: warning: rule '2' can never match: rule '1' (line 1) before it matches every packet it does" "$err"
+check "shadowed: a /24 behind a limit on its /8" grep -q "shadow.rules:4:1: warning: rule 'lab' can never match: rule '3' (line 3)" "$err"
+check "exactly the two shadowed rules warn (not dport 9-10, not example.com)" test "$(grep -c warning "$err")" -eq 2
+expect 0 -j rules check "$E2E_TMP/shadow.rules" && check "-j: the warnings as a list" \
+	python3 -c "import json,sys; d=json.load(open('$out')); sys.exit(not [w['line'] for w in d['warnings']] == [2, 4])"
+truncate -s 40M "$E2E_TMP/big.rules"   # over the limit: refused by its size, unread
+for verb in "rules check" "rules show" "filter test" "filter apply nosuchif0" "bpfgen rules"; do
+	args=($verb "$E2E_TMP/big.rules")
+	[[ $verb == "filter test" ]] && args+=(/dev/null)
+	rc=0; /usr/bin/time -f %M -o "$E2E_TMP/rss" "$FASTPATH" "${args[@]}" >"$out" 2>"$err" </dev/null || rc=$?
+	check "$verb of a 40 MiB file: exit 1, says the limit (exit $rc: $(tail -n 1 "$err"))" \
+		bash -c "[[ $rc == 1 ]] && grep -q 'larger than 32 MiB, the limit of a rule file' '$err'"
+	rss=$(tail -n 1 "$E2E_TMP/rss")
+	check "$verb of a 40 MiB file: refused before reading it ($rss KB)" \
+		test "$rss" -lt 30000
+done
+mkdir -p "$E2E_TMP/dir.rules"
+expect 1 rules check "$E2E_TMP/dir.rules" && check "a directory: says so" grep -q 'Is a directory' "$err"
+expect 1 filter apply nosuchif0 "$E2E_TMP/dir.rules" && check "filter apply IFACE DIR: says it is a directory" \
+	grep -q 'dir.rules: Is a directory' "$err"
+
+# ---- man pages: references resolve, the rule model's page, the drop-rate query --
+man=$E2E_REPO/docs/man
+for ref in $(grep -ho 'fastpath-[a-z]* *([78])' "$man"/*.[78] | tr -d ' ' | sort -u); do
+	page=${ref%(*}; sec=${ref#*(}; sec=${sec%)}
+	check "man reference $ref has a page" test -f "$man/$page.$sec"
+done
+check "fastpath(8) sends the rule model to fastpath-rules(7)" \
+	bash -c "grep -A1 'One rule model' '$man/fastpath.8' | grep -q 'fastpath-rules (7)'"
+check "the exporter's drop-rate example uses the drops counter" \
+	bash -c "grep -A1 'drop rate' '$man/fastpath-exporter.8' | grep -q 'rate(fastpath_rule_drops_total'"
 
 # ---- exporter --listen: bad values are usage errors, before any bind ---------
 # (bounded: an exporter that took one would serve until killed)

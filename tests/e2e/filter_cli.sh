@@ -54,6 +54,10 @@ pass tcp dport 80 id web
 EOF
 
 # ---- load ----------------------------------------------------------------
+expect 1 --bpffs "$T/nobpffs/root" filter load "$va" "$T/base.rules"
+check "--bpffs off any bpffs: refused, says so, and creates no directory" \
+	bash -c "[[ ! -e $T/nobpffs ]] && grep -q 'is a bpffs mounted at $T/nobpffs/root' $err"
+check "... and attaches nothing" bash -c "! ip -n $a link show $va | grep -q xdp"
 expect 0 filter load "$va" "$T/base.rules"
 check "load prints the generation" grep -q '^generation: *1' "$out"
 check "load prints its own time apart from the apply's" \
@@ -258,6 +262,9 @@ for (( r = 0; r < 250; r++ )); do
 	for (( i = 0; i < 25; i++ )); do dp+=${dp:+,}$(( 30000 + r * 60 + 2 * i )); done
 	echo "drop udp sport $sp dport $dp"
 done >"$T/grid.rules"
+expect 0 rules check "$T/grid.rules"
+check "rules check warns that the set needs --table-bits 19" \
+	grep -q "grid.rules: warning: the set needs tables of 2^19 slots: load with --table-bits 19" "$err"
 expect 0 filter load "$va" "$T/base.rules"
 expect 1 filter apply "$va" "$T/grid.rules"
 check "apply over the tables names the --table-bits to load with" grep -q 'table-bits 19' "$err"
@@ -280,9 +287,10 @@ expect 0 filter load "$va" "$T/base.rules"
 ip -n "$a" link set "$va" xdp off
 expect 0 --bpffs "$FASTPATH_BPFFS/other" filter load "$va"
 other=$(ip -n "$a" -d link show "$va" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
-expect 0 filter unload "$va"
-check "unload says the program attached is not ours and stays" \
-	grep -q "not fastpath's (id $other), left attached" "$err"
+expect 0 -j filter unload "$va"
+check "unload -j: one JSON document saying the program attached is not ours and stays" \
+	"$PY" -c "import json,sys; d=json.load(open('$out')); sys.exit(not (d['unloaded'] and d['iface']=='$va' and \"not fastpath's (id $other), left attached\" in d['warning']))"
+check "unload -j: nothing on stderr" test ! -s "$err"
 check "the other program is still attached" \
 	bash -c "ip -n $a -d link show $va | grep -q 'prog/xdp id $other '"
 check "our pins are gone" test ! -e "$FASTPATH_BPFFS/$va"
