@@ -19,6 +19,7 @@ struct fp_filter {
 	struct entry_bpf *entry_skel;     /* set when this process loaded them */
 	struct filter_bpf *filter_skel;
 	struct dump_bpf *dump_skel;
+	struct fp_flt_last last;          /* the last fp_filter__run's record */
 };
 
 extern const char *const fp_gen_map_names[GM_MAX];

@@ -3,9 +3,12 @@
  * Differential test: the real XDP pipeline (BPF_PROG_TEST_RUN) against the
  * plain-C reference matcher, on random rule sets and random frames (valid,
  * edge and malformed). Every frame must get the same deciding rule (or the
- * default) and, for drop/pass rules and the default, the same verdict; and
- * the same from the attached program (parse and filter in one) as from the
- * generic entry and the stage slot.
+ * default) and, for drop/pass rules and the default, the same verdict; a
+ * limit rule's packet the same bucket as fp_ref__limit_key gives (the key
+ * the limiter recorded in test mode: any stale byte in the parse would split
+ * or merge buckets), and no bucket for other decisions; and the same from
+ * the attached program (parse and filter in one) as from the generic entry
+ * and the stage slot.
  *
  * FP_DIFF_SETS / FP_DIFF_PACKETS scale it (default 120 sets x 1000 frames
  * = 120,000 frames). A mismatch prints the seed, the set and the frame.
@@ -49,10 +52,44 @@ static void dump_case(const struct fp_ruleset *set, const uint8_t *frame, size_t
 	pkt_hexdump(stderr, frame, len);
 }
 
+/* The limiter key the packet's deciding rule (want, -1: the default) must
+ * have left in the last run's record: none but for a limit rule. */
+static void want_lim_key(const struct fp_ruleset *set, long want, const uint8_t *frame,
+			 size_t len, struct fp_flt_lim_key *k)
+{
+	char text[FP_RULE_TEXT];
+	struct fp_ref_pkt pkt;
+
+	memset(k, 0, sizeof(*k));
+	if (want < 0 || set->rules[want].action != FP_ACT_LIMIT)
+		return;
+	fp_ref__parse(frame, len, &pkt);
+	fp_ref__limit_key(&set->rules[want], &pkt, k);
+	fp_rule__format(&set->rules[want], text, sizeof(text));
+	k->ident = fp_rule_ident(text);
+}
+
+static void dump_keys(const struct fp_flt_lim_key *want, const struct fp_flt_lim_key *got)
+{
+	const struct fp_flt_lim_key *k[2] = { want, got };
+
+	for (int i = 0; i < 2; i++) {
+		fprintf(stderr, "%s key: ident %016llx by %u l3 %u proto %u sport %u dport %u\n  src ",
+			i ? "xdp" : "reference", (unsigned long long)k[i]->ident, k[i]->by,
+			k[i]->l3, k[i]->proto, k[i]->sport, k[i]->dport);
+		for (int j = 0; j < 16; j++)
+			fprintf(stderr, "%02x", k[i]->src[j]);
+		fprintf(stderr, " dst ");
+		for (int j = 0; j < 16; j++)
+			fprintf(stderr, "%02x", k[i]->dst[j]);
+		fprintf(stderr, "\n");
+	}
+}
+
 static void test_random_sets(void **state)
 {
 	unsigned sets = env_or("FP_DIFF_SETS", 120), per = env_or("FP_DIFF_PACKETS", 1000);
-	uint64_t seed = env_or("FP_DIFF_SEED", 1), checked = 0, matched = 0;
+	uint64_t seed = env_or("FP_DIFF_SEED", 1), checked = 0, matched = 0, limited = 0;
 	unsigned wide_sets = 0; /* sets with more tuples than the candidate mask has bits */
 	unsigned too_big = 0;   /* sets over a generation's flat-table capacity (refused) */
 	struct fp_filter *f;
@@ -107,6 +144,7 @@ static void test_random_sets(void **state)
 			uint8_t frame[PKT_MAX];
 			struct rng pr;
 			uint32_t verdict, rule, sv, srule;
+			struct fp_flt_lim_key wk, fk, sk;
 			size_t len;
 			long want;
 
@@ -116,7 +154,9 @@ static void test_random_sets(void **state)
 				continue; /* BPF_PROG_TEST_RUN takes whole Ethernet headers */
 			want = fp_ref__classify(&set, frame, len);
 			assert_int_equal(fp_filter__run(f, frame, len, &verdict, &rule), 0);
+			fk = fp_filter__last(f)->lim;
 			assert_int_equal(fp_filter__run_staged(f, frame, len, &sv, &srule), 0);
+			sk = fp_filter__last(f)->lim;
 			/* a limit rule's bucket is spent by both runs: rule only */
 			if (srule != rule || (sv != verdict && (want < 0 ||
 						set.rules[want].action != FP_ACT_LIMIT))) {
@@ -134,6 +174,15 @@ static void test_random_sets(void **state)
 				dump_case(&set, frame, len);
 				fail();
 			}
+			want_lim_key(&set, want, frame, len, &wk);
+			if (memcmp(&wk, &fk, sizeof(wk)) || memcmp(&wk, &sk, sizeof(wk))) {
+				fprintf(stderr, "LIMIT KEY set %u packet %u (seed %llu), rule %ld:\n",
+					s, i, (unsigned long long)seed, want);
+				dump_keys(&wk, memcmp(&wk, &fk, sizeof(wk)) ? &fk : &sk);
+				dump_case(&set, frame, len);
+				fail();
+			}
+			limited += wk.ident != 0;
 			if (want < 0 || set.rules[want].action != FP_ACT_LIMIT) {
 				enum fp_action a = want < 0 ? set.default_action : set.rules[want].action;
 				uint32_t expect = a == FP_ACT_DROP ? XDP_DROP_ : XDP_PASS_;
@@ -148,15 +197,18 @@ static void test_random_sets(void **state)
 		}
 		random_ruleset_free(&set);
 	}
-	fprintf(stderr, "differential: %llu frames agree (%llu decided by a rule); "
-		"%u sets of %u or more tuples; %u sets over the flat-table capacity refused\n",
-		(unsigned long long)checked, (unsigned long long)matched, wide_sets,
-		FP_CM_TUPLE_BITS, too_big);
+	fprintf(stderr, "differential: %llu frames agree (%llu decided by a rule, %llu of them "
+		"by a limit rule, its bucket too); %u sets of %u or more tuples; %u sets over "
+		"the flat-table capacity refused\n",
+		(unsigned long long)checked, (unsigned long long)matched,
+		(unsigned long long)limited, wide_sets, FP_CM_TUPLE_BITS, too_big);
 	assert_true(too_big * 20 <= sets); /* the limit must not hide the test's sets */
 	if (sets >= 20)
 		assert_true(wide_sets > 0); /* the overflow path (tuples 63 and up) ran */
 	assert_true(checked >= (uint64_t)(sets - too_big) * per * 9 / 10);
 	assert_true(matched > checked / 10); /* the test is meaningless if nothing matches */
+	if (sets >= 20)
+		assert_true(limited > matched / 50); /* and the buckets were compared */
 	fp_filter__close(f);
 }
 
