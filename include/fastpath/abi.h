@@ -501,14 +501,16 @@ enum fp_flt_stat {
 
 /*
  * Last decision, recorded only when the program is loaded for `filter test`
- * (record_last); user space clears the entry before each run. Live,
- * nothing reads it.
+ * (record_last), and the test clock: user space writes the entry before
+ * each run, now_ns the time the run's packet arrives (`filter test`: from
+ * the capture's timestamps), and with record_last the limiter takes its
+ * time from there instead of bpf_ktime_get_ns. Live, nothing reads it.
  */
 struct fp_flt_last {
 	__u32 rule;            /* rule index or FP_FLT_NO_RULE */
 	__u32 verdict;         /* XDP action */
 	__u64 seq;             /* incremented by each decision */
-	__u64 now_ns;          /* reserved (0) */
+	__u64 now_ns;          /* the limiter's clock (CLOCK_MONOTONIC or the capture's) */
 	struct fp_flt_lim_key lim; /* the bucket a limit rule's decision counted
 				    * against (as user space wrote it otherwise) */
 };

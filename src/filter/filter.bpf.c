@@ -332,8 +332,9 @@ static __always_inline __u32 fp_flt_first_match(struct fp_pkt *pkt,
  * function: only limit rules pay for it (and its stack). The key is abi.h's
  * struct fp_flt_lim_key; fp_parse leaves src and dst zero where the packet
  * has no address (IPv4: bytes 4..15; no IP: all). Loaded for `filter test`
- * (record_last), the key is recorded in fp_flt_last; live, the branch is
- * dead code the verifier removes. */
+ * (record_last), the time is the capture's, which user space writes in
+ * fp_flt_last before each run, and the key is recorded there; live, the
+ * branch is dead code the verifier removes. */
 __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
 						    struct fp_pkt *pkt)
 {
@@ -345,9 +346,12 @@ __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
 
 	if (!r || !pkt)
 		return 1;
-	now = bpf_ktime_get_ns();
-	if (record_last)
+	if (record_last) {
 		last = bpf_map_lookup_elem(&fp_flt_last, &zero);
+		now = last ? last->now_ns : 0;
+	} else {
+		now = bpf_ktime_get_ns();
+	}
 	k.ident = r->ident;
 	k.by = r->by;
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The limiter's buckets, through the real pipeline
+ * The limiter's buckets and clock, through the real pipeline
  * (BPF_PROG_TEST_RUN), read back from the fp_flt_lim map:
  * - a `by src` key holds the packet's own address and nothing of the packet
  *   before it on the CPU (fp_pkt is per-CPU scratch: an IPv4 source once got
  *   a new bucket after each IPv6 packet, its key's bytes 4..15 left from the
  *   IPv6 address); a frame without IP is keyed on zeros, not on the last IP
- *   packet's addresses.
+ *   packet's addresses;
+ * - in test mode the limiter's time is the one user space sets (`filter
+ *   test`: the capture's), so packets 1 s apart conform to `limit 1/s`.
  * All runs on one CPU, so that each packet does see the last one's scratch.
  */
 #include <errno.h>
@@ -26,6 +28,8 @@
 #include "common/filter_fixture.h"
 #include "filter/compile.h"
 #include "filter/filter_internal.h"
+
+enum { XDP_DROP_ = 1, XDP_PASS_ = 2 };
 
 static struct fp_filter *filter;
 static cpu_set_t was;
@@ -131,6 +135,15 @@ static void arp(struct pkt *b)
 	pkt_eth(b, 0);
 	pkt_next(b, PKT_ETH_ARP);
 	pkt_bytes(b, body, sizeof(body));
+	assert_int_equal(pkt_finish(b), 0);
+}
+
+static void icmp4(struct pkt *b)
+{
+	pkt_init(b);
+	pkt_eth(b, 0);
+	pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = "192.0.2.9", .dst = "198.51.100.1", .ttl = 64 });
+	pkt_icmp(b, 8, 0);
 	assert_int_equal(pkt_finish(b), 0);
 }
 
@@ -246,12 +259,47 @@ static void test_flow_key_without_upper_layer(void **state)
 	assert_memory_equal(&fp_filter__last(filter)->lim, &want, sizeof(want));
 }
 
+/* n ICMP packets `gap_ns` apart on the test clock: how many were dropped. */
+static unsigned drops_at(uint64_t gap_ns, unsigned n)
+{
+	uint64_t ident;
+	unsigned drops = 0;
+	uint32_t v;
+	struct pkt b;
+
+	apply_one("limit 1/s burst 1 icmp id ping\n", &ident);
+	icmp4(&b);
+	for (unsigned i = 0; i < n; i++) {
+		fp_filter__set_test_clock(filter, 5000000000ull + i * gap_ns);
+		run(&b, &v);
+		drops += v == XDP_DROP_;
+	}
+	return drops;
+}
+
+/*
+ * GCRA at 1/s, burst 1 (tau 0): the first packet conforms and sets the
+ * theoretical arrival time to t + 1 s; a later one conforms when it comes no
+ * earlier than that, and moves it 1 s on. 1 s apart: every packet conforms.
+ * 10 ms apart (all within 190 ms): only the first. 500 ms apart: every
+ * other one, the first included: 10 of 20 dropped.
+ */
+static void test_clock_from_user_space(void **state)
+{
+	if (!filter)
+		skip();
+	assert_int_equal(drops_at(1000000000ull, 20), 0);
+	assert_int_equal(drops_at(10000000ull, 20), 19);
+	assert_int_equal(drops_at(500000000ull, 20), 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ipv4_after_ipv6_one_bucket),
 		cmocka_unit_test(test_non_ip_keyed_on_zeros),
 		cmocka_unit_test(test_flow_key_without_upper_layer),
+		cmocka_unit_test(test_clock_from_user_space),
 	};
 	return cmocka_run_group_tests_name("filter_limiter", tests, setup, teardown);
 }
