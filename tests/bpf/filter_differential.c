@@ -3,12 +3,13 @@
  * Differential test: the real XDP pipeline (BPF_PROG_TEST_RUN) against the
  * plain-C reference matcher, on random rule sets and random frames (valid,
  * edge and malformed). Every frame must get the same deciding rule (or the
- * default) and, for drop/pass rules and the default, the same verdict; a
- * limit rule's packet the same bucket as fp_ref__limit_key gives (the key
- * the limiter recorded in test mode: any stale byte in the parse would split
- * or merge buckets), and no bucket for other decisions; and the same from
- * the attached program (parse and filter in one) as from the generic entry
- * and the stage slot.
+ * default) and the same verdict; a limit rule's packet the same bucket as
+ * fp_ref__limit_key gives (the key the limiter recorded in test mode: any
+ * stale byte in the parse would split or merge buckets), and no bucket for
+ * other decisions; and the same from the attached program (parse and filter
+ * in one) as from the generic entry and the stage slot. Limit verdicts are
+ * held against a plain GCRA per bucket (ref_gcra) on the test clock, which
+ * moves 1 us a frame: each frame spends its bucket twice (fused, staged).
  *
  * FP_DIFF_SETS / FP_DIFF_PACKETS scale it (default 120 sets x 1000 frames
  * = 120,000 frames). A mismatch prints the seed, the set and the frame.
@@ -86,10 +87,56 @@ static void dump_keys(const struct fp_flt_lim_key *want, const struct fp_flt_lim
 	}
 }
 
+/*
+ * The reference limiter: GCRA per bucket (rule ident and key), as
+ * fastpath-rules(7) defines `limit RATE burst B`: a packet conforms when the
+ * bucket's theoretical arrival time is at most now + (B - 1) * T, T the time
+ * per packet at the rate, and then moves it to max(it, now) + T; a new
+ * bucket's first packet conforms. Buckets live as long as the filter (an
+ * open-addressing table; the test's few thousand never fill it).
+ */
+#define REF_BUCKETS (1u << 17)
+struct ref_bucket {
+	struct fp_flt_lim_key key;
+	uint64_t tat;
+	bool used;
+};
+static struct ref_bucket *ref_buckets;
+
+static bool ref_gcra(const struct fp_rule *rule, const struct fp_flt_lim_key *k, uint64_t now)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, t, tau;
+	const uint8_t *p = (const uint8_t *)k;
+	struct ref_bucket *b;
+
+	t = (uint64_t)rule->rate_period_s * 1000000000ull / rule->rate_count;
+	if (!t)
+		t = 1;
+	tau = (uint64_t)((rule->burst ? rule->burst : 1) - 1) * t;
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	for (uint32_t i = (uint32_t)h % REF_BUCKETS;; i = (i + 1) % REF_BUCKETS) {
+		b = &ref_buckets[i];
+		if (!b->used || !memcmp(&b->key, k, sizeof(*k)))
+			break;
+	}
+	if (!b->used) {
+		b->used = true;
+		b->key = *k;
+		b->tat = now + t;
+		return true;
+	}
+	if (b->tat > now + tau)
+		return false;
+	b->tat = (b->tat > now ? b->tat : now) + t;
+	return true;
+}
+
 static void test_random_sets(void **state)
 {
 	unsigned sets = env_or("FP_DIFF_SETS", 120), per = env_or("FP_DIFF_PACKETS", 1000);
 	uint64_t seed = env_or("FP_DIFF_SEED", 1), checked = 0, matched = 0, limited = 0;
+	uint64_t now = 1000000000000ull, lim_drops = 0;
 	unsigned wide_sets = 0; /* sets with more tuples than the candidate mask has bits */
 	unsigned too_big = 0;   /* sets over a generation's flat-table capacity (refused) */
 	struct fp_filter *f;
@@ -100,6 +147,8 @@ static void test_random_sets(void **state)
 		return;
 	}
 	assert_int_equal(fp_filter__open_test(&f, err, sizeof(err)), 0);
+	ref_buckets = calloc(REF_BUCKETS, sizeof(*ref_buckets));
+	assert_non_null(ref_buckets);
 	for (unsigned s = 0; s < sets; s++) {
 		struct fp_ruleset set;
 		struct rng r;
@@ -153,11 +202,14 @@ static void test_random_sets(void **state)
 			if (len < 14)
 				continue; /* BPF_PROG_TEST_RUN takes whole Ethernet headers */
 			want = fp_ref__classify(&set, frame, len);
+			now += 1000;
+			fp_filter__set_test_clock(f, now);
 			assert_int_equal(fp_filter__run(f, frame, len, &verdict, &rule), 0);
 			fk = fp_filter__last(f)->lim;
 			assert_int_equal(fp_filter__run_staged(f, frame, len, &sv, &srule), 0);
 			sk = fp_filter__last(f)->lim;
-			/* a limit rule's bucket is spent by both runs: rule only */
+			/* a limit rule's bucket is spent by both runs: verdicts
+			 * below */
 			if (srule != rule || (sv != verdict && (want < 0 ||
 						set.rules[want].action != FP_ACT_LIMIT))) {
 				fprintf(stderr, "STAGED set %u packet %u: fused verdict %u rule %d, "
@@ -182,8 +234,19 @@ static void test_random_sets(void **state)
 				dump_case(&set, frame, len);
 				fail();
 			}
-			limited += wk.ident != 0;
-			if (want < 0 || set.rules[want].action != FP_ACT_LIMIT) {
+			if (want >= 0 && set.rules[want].action == FP_ACT_LIMIT) {
+				uint32_t e1 = ref_gcra(&set.rules[want], &wk, now) ? XDP_PASS_ : XDP_DROP_;
+				uint32_t e2 = ref_gcra(&set.rules[want], &wk, now) ? XDP_PASS_ : XDP_DROP_;
+
+				if (verdict != e1 || sv != e2) {
+					fprintf(stderr, "LIMIT VERDICT set %u packet %u: want %u then %u, "
+						"got %u then %u\n", s, i, e1, e2, verdict, sv);
+					dump_case(&set, frame, len);
+					fail();
+				}
+				limited++;
+				lim_drops += (e1 == XDP_DROP_) + (e2 == XDP_DROP_);
+			} else {
 				enum fp_action a = want < 0 ? set.default_action : set.rules[want].action;
 				uint32_t expect = a == FP_ACT_DROP ? XDP_DROP_ : XDP_PASS_;
 
@@ -198,17 +261,21 @@ static void test_random_sets(void **state)
 		random_ruleset_free(&set);
 	}
 	fprintf(stderr, "differential: %llu frames agree (%llu decided by a rule, %llu of them "
-		"by a limit rule, its bucket too); %u sets of %u or more tuples; %u sets over "
-		"the flat-table capacity refused\n",
+		"by a limit rule, its bucket and GCRA verdicts too, %llu runs over the rate); "
+		"%u sets of %u or more tuples; %u sets over the flat-table capacity refused\n",
 		(unsigned long long)checked, (unsigned long long)matched,
-		(unsigned long long)limited, wide_sets, FP_CM_TUPLE_BITS, too_big);
+		(unsigned long long)limited, (unsigned long long)lim_drops, wide_sets,
+		FP_CM_TUPLE_BITS, too_big);
 	assert_true(too_big * 20 <= sets); /* the limit must not hide the test's sets */
 	if (sets >= 20)
 		assert_true(wide_sets > 0); /* the overflow path (tuples 63 and up) ran */
 	assert_true(checked >= (uint64_t)(sets - too_big) * per * 9 / 10);
 	assert_true(matched > checked / 10); /* the test is meaningless if nothing matches */
-	if (sets >= 20)
+	if (sets >= 20) {
 		assert_true(limited > matched / 50); /* and the buckets were compared */
+		assert_true(lim_drops > 0);          /* and the limiter said no */
+	}
+	free(ref_buckets);
 	fp_filter__close(f);
 }
 
