@@ -39,9 +39,12 @@ static __always_inline __u16 rd16(const __u8 *p)
 	return bpf_ntohs(*(const __u16 *)p);
 }
 
-static __always_inline void copy4(__u8 *to, const __u8 *from)
+/* An IPv4 address into a 16-byte field: bytes 4..15 zero (abi.h, fp_have). */
+static __always_inline void copy4z(__u8 *to, const __u8 *from)
 {
 	*(__u32 *)to = *(const __u32 *)from;
+	((__u32 *)to)[1] = 0;
+	((__u64 *)to)[1] = 0;
 }
 
 static __always_inline void copy16(__u8 *to, const __u8 *from)
@@ -101,8 +104,8 @@ static __always_inline __u32 parse_ipv4(void *data, void *data_end, struct fp_pk
 	pkt->len = tot;
 	pkt->ttl = ip[8];
 	pkt->proto = ip[9];
-	copy4(pkt->src, ip + 12);
-	copy4(pkt->dst, ip + 16);
+	copy4z(pkt->src, ip + 12);
+	copy4z(pkt->dst, ip + 16);
 	pkt->ip_end = off + tot < frame_len ? off + tot : frame_len;
 	frag = rd16(ip + 6);
 	if (frag & 0x3fff)
@@ -297,18 +300,27 @@ __attribute__((noinline)) int fp_parse_dns(struct xdp_md *ctx, struct fp_pkt *pk
 	return 0;
 }
 
-/* Parses the whole frame into pkt (which the caller zeroed where needed). */
+/*
+ * Parses the whole frame into pkt, per-CPU scratch that still holds the last
+ * packet's parse: every field this packet does not set must read zero
+ * (abi.h, enum fp_have). Five word stores clear bytes 0..39, the fields
+ * before src (they replace the four narrow resets of have, l3, n_vlan and
+ * dump_mark this needed anyway); src and dst cost IPv4 two stores each
+ * (copy4z), IPv6 nothing (written whole), a frame without IP four.
+ */
 static __always_inline void fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
+	__u64 *w = (__u64 *)pkt;
 	__u32 off = 0, l4 = 0;
 	__u16 type;
 
-	pkt->have = 0;
-	pkt->dump_mark = 0;
-	pkt->n_vlan = 0;
-	pkt->l3 = 0;
+	w[0] = 0;
+	w[1] = 0;
+	w[2] = 0;
+	w[3] = 0;
+	w[4] = 0;
 	pkt->pkt_len = data_end - data;
 	type = parse_l2(data, data_end, pkt, &off);
 	pkt->ethertype = type;
@@ -316,8 +328,15 @@ static __always_inline void fp_parse(struct xdp_md *ctx, struct fp_pkt *pkt)
 		l4 = parse_ipv4(data, data_end, pkt, off);
 	else if (type == ETH_P_IPV6)
 		l4 = parse_ipv6(data, data_end, pkt, off);
-	if (!l4)
+	if (!l4) {
+		if (!(pkt->have & FP_HAVE_L3)) {
+			w[5] = 0; /* src[2..15], dst */
+			w[6] = 0;
+			w[7] = 0;
+			w[8] = 0;
+		}
 		return;
+	}
 	parse_l4(data, data_end, pkt, l4);
 }
 

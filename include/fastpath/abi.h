@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 21
+#define FP_ABI_VERSION 22
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -52,7 +52,29 @@ enum fp_stage {
 	FP_STAGE_MAX    = 8, /* size of fp_stages */
 };
 
-/* fp_pkt.have: which parts of the packet the parser found whole. */
+/*
+ * fp_pkt.have: which parts of the packet the parser found whole, and so
+ * which fields of struct fp_pkt hold the packet's values. A field no set bit
+ * makes valid holds zero: fp_parse clears what it does not write (all
+ * from pkt_len to dst), so nothing of the packet before on the same CPU
+ * shows through (a limiter keyed on src once gave an IPv4 source a
+ * new bucket after each IPv6 packet: stale bytes 4..15).
+ *   always        pkt_len; dump_mark (the dump stage's mark, 0 until set)
+ *   FP_HAVE_L2    n_vlan, vlan[0 .. n_vlan - 1] (vlan[i >= n_vlan]: 0)
+ *   FP_HAVE_L3    l3 (4 or 6; else 0), l3_off, len, ttl, ip_end, src, dst
+ *                 (IPv4: bytes 0..3, bytes 4..15 zero); FP_HAVE_FRAG
+ *   FP_HAVE_PROTO proto (without it 0; IPv6 whose chain of extension
+ *                 headers could not be walked has L3 but not PROTO)
+ *   FP_HAVE_PORTS l4_off, sport, dport
+ *   FP_HAVE_TCP   tcp_flags
+ *   FP_HAVE_DNS   qtype, qname_len, n_labels (0 without it), qname[0 ..
+ *                 qname_len - 1], label_off[0 .. n_labels - 1]. Looked for
+ *                 only on demand (FP_HAVE_DNS_PARSED): qname[] and
+ *                 label_off[] are never cleared and hold leftovers (of this
+ *                 or an earlier packet) wherever FP_HAVE_DNS does not make
+ *                 them valid.
+ *   stage[]       the running stage's own (each stage writes it first)
+ */
 enum fp_have {
 	FP_HAVE_L2    = 1 << 0, /* Ethernet header */
 	FP_HAVE_L3    = 1 << 1, /* valid IPv4 or IPv6 header (l3 says which) */
@@ -91,8 +113,8 @@ struct fp_pkt {
 	__u16 dump_mark;       /* the dump stage selected this packet (--match) */
 	__u16 ethertype;       /* after the VLAN tags (FP_HAVE_L2; 0: none, a
 				* third tag or one cut short) */
-	__u8  src[16];         /* IPv4 in src[0..3] */
-	__u8  dst[16];
+	__u8  src[16];         /* IPv4 in src[0..3], src[4..15] zero */
+	__u8  dst[16];         /* (fp_parse clears the struct up to here) */
 	__u64 stage[6];        /* the running stage's own state for this packet
 				* (the filter's struct fp_cls): in the scratch the
 				* stage reads anyway, not a map of its own */
@@ -101,6 +123,10 @@ struct fp_pkt {
 				* 8 bytes of slack so words can be read at any offset */
 };
 FP_ABI_ASSERT(sizeof(struct fp_pkt) == 512);
+/* fp_parse clears it by words: bytes 0..39 (all before src, src[0..1]), and
+ * without IP 40..71 (the rest of src, dst) */
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_pkt, src) == 38);
+FP_ABI_ASSERT(__builtin_offsetof(struct fp_pkt, stage) == 72);
 
 /* fp_meta: what is loaded on an interface (pinned with the pipeline). */
 struct fp_meta {
@@ -425,13 +451,22 @@ struct fp_flt_rule {
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_rule) == 32);
 
-/* Limiter key (LRU, shared by generations): GCRA state per rule and key. */
+/*
+ * Limiter key (LRU, shared by generations): GCRA state per rule and key.
+ * The rule's ident and by, then what `by` names, the rest zero: by src:
+ * l3 and src; by dst: l3 and dst; by flow: l3, src, dst, proto (when
+ * known), sport and dport (when the packet has them). A frame without IP
+ * has l3, src and dst zero (one bucket for all such frames); an IPv4
+ * address fills bytes 0..3, bytes 4..15 zero (l3 tells it from the IPv6
+ * address of the same first bytes).
+ */
 struct fp_flt_lim_key {
 	__u64 ident;
 	__u8  by;
 	__u8  proto;
 	__u16 sport, dport;
-	__u16 pad;
+	__u8  l3;              /* 0, 4 or 6 (0 for by all) */
+	__u8  pad;
 	__u8  src[16];
 	__u8  dst[16];
 };
@@ -473,12 +508,22 @@ enum fp_flt_stat {
 #define FP_FLT_CNT_ENTRIES (FP_MAX_RULES + 1)
 #define FP_FLT_NO_RULE 0xffffffffu
 
-/* Last decision, recorded only when the program is loaded for `filter test`. */
+/*
+ * Last decision, recorded only when the program is loaded for `filter test`
+ * (record_last), and the test clock: user space writes the entry before
+ * each run, now_ns the time the run's packet arrives (`filter test`: from
+ * the capture's timestamps), and with record_last the limiter takes its
+ * time from there instead of bpf_ktime_get_ns. Live, nothing reads it.
+ */
 struct fp_flt_last {
 	__u32 rule;            /* rule index or FP_FLT_NO_RULE */
 	__u32 verdict;         /* XDP action */
-	__u64 seq;
+	__u64 seq;             /* incremented by each decision */
+	__u64 now_ns;          /* the limiter's clock (CLOCK_MONOTONIC or the capture's) */
+	struct fp_flt_lim_key lim; /* the bucket a limit rule's decision counted
+				    * against (as user space wrote it otherwise) */
 };
+FP_ABI_ASSERT(sizeof(struct fp_flt_last) == 72);
 
 /* fp_flt_text: the canonical text of each rule (id explicit), for `list`. */
 struct fp_flt_text {

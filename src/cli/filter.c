@@ -468,7 +468,8 @@ static const struct cli_verb filter_verbs[] = {
 	{ "list", "IFACE", "the live rules with their counters", filter_do_list },
 	{ "stats", "IFACE [--watch [SECONDS]] [--interval MS]",
 	  "per-rule packets, bytes and rates", filter_do_stats },
-	{ "test", "RULES CAPTURE", "verdict and rule of every packet of a pcap/pcapng file",
+	{ "test", "RULES CAPTURE", "verdict and rule of every packet of a pcap/pcapng file "
+	  "(limits on the capture's clock)",
 	  filter_do_test },
 	{ NULL },
 };

@@ -2,7 +2,10 @@
 /*
  * `fastpath filter test RULES CAPTURE`: the real XDP program
  * (BPF_PROG_TEST_RUN) over every packet of a pcap or pcapng file, so an
- * operator can try a rule set on a capture before deploying it.
+ * operator can try a rule set on a capture before deploying it. Limits see
+ * the capture's clock: each packet arrives, for the limiter, its capture
+ * timestamp's distance after the first packet's (never earlier than the
+ * packet before it), not when the run happens to reach it.
  */
 #include <errno.h>
 #include <pcap/pcap.h>
@@ -22,7 +25,7 @@ int filter_do_test(struct cli *cli, int argc, char **argv)
 	struct fp_filter *f = NULL;
 	struct pcap_pkthdr *h;
 	const u_char *data;
-	uint64_t n = 0, drops = 0;
+	uint64_t n = 0, drops = 0, first_ns = 0, now_ns = 0;
 	pcap_t *p;
 	int ret = cli_nargs(cli, argc, argv, 2, 2), rc;
 
@@ -31,7 +34,8 @@ int filter_do_test(struct cli *cli, int argc, char **argv)
 	ret = cli_read_ruleset(cli, argv[1], &set);
 	if (ret)
 		return ret;
-	p = pcap_open_offline(argv[2], perr);
+	/* nanosecond timestamps, whatever the file's own precision */
+	p = pcap_open_offline_with_tstamp_precision(argv[2], PCAP_TSTAMP_PRECISION_NANO, perr);
 	if (!p) {
 		ret = cli_fail(cli, "cannot read capture %s: %s", argv[2], perr);
 		goto out;
@@ -52,9 +56,16 @@ int filter_do_test(struct cli *cli, int argc, char **argv)
 		printf("%8s  %-7s %s\n", "PACKET", "VERDICT", "RULE");
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		uint32_t verdict = XDP_PASS, rule = FP_FLT_NO_RULE;
+		uint64_t ts_ns;
 		const char *id;
 
 		n++;
+		ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		if (n == 1)
+			first_ns = ts_ns;
+		if (ts_ns > first_ns && ts_ns - first_ns > now_ns)
+			now_ns = ts_ns - first_ns; /* a timestamp that goes back: no change */
+		fp_filter__set_test_clock(f, now_ns);
 		if (h->caplen < 14) {
 			out_warn("%s: packet %llu has %u bytes, too short for Ethernet: reported as pass",
 				 argv[2], (unsigned long long)n, h->caplen);

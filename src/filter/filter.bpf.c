@@ -334,19 +334,34 @@ static __always_inline __u32 fp_flt_first_match(struct fp_pkt *pkt,
 }
 
 /* GCRA: conforming packets advance the theoretical arrival time. A global
- * function: only limit rules pay for it (and its stack). */
+ * function: only limit rules pay for it (and its stack). The key is abi.h's
+ * struct fp_flt_lim_key; fp_parse leaves src and dst zero where the packet
+ * has no address (IPv4: bytes 4..15; no IP: all). Loaded for `filter test`
+ * (record_last), the time is the capture's, which user space writes in
+ * fp_flt_last before each run, and the key is recorded there; live, the
+ * branch is dead code the verifier removes. */
 __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
 						    struct fp_pkt *pkt)
 {
 	struct fp_flt_lim_key k = { 0 };
 	struct fp_flt_lim_val *v, init;
-	__u64 now = bpf_ktime_get_ns();
+	struct fp_flt_last *last = 0;
+	__u32 zero = 0;
+	__u64 now;
 
 	if (!r || !pkt)
 		return 1;
+	if (record_last) {
+		last = bpf_map_lookup_elem(&fp_flt_last, &zero);
+		now = last ? last->now_ns : 0;
+	} else {
+		now = bpf_ktime_get_ns();
+	}
 	k.ident = r->ident;
 	k.by = r->by;
 
+	if (r->by != FP_FLT_BY_ALL)
+		k.l3 = pkt->l3;
 	if (r->by == FP_FLT_BY_SRC || r->by == FP_FLT_BY_FLOW)
 		__builtin_memcpy(k.src, pkt->src, 16);
 	if (r->by == FP_FLT_BY_DST || r->by == FP_FLT_BY_FLOW)
@@ -358,6 +373,8 @@ __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
 			k.dport = pkt->dport;
 		}
 	}
+	if (last)
+		last->lim = k;
 	v = bpf_map_lookup_elem(&fp_flt_lim, &k);
 	if (!v) {
 		init.tat_ns = now + r->interval_ns;

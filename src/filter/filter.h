@@ -50,6 +50,17 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set,
 int fp_filter__run(struct fp_filter *f, const void *frame, size_t len,
 		   uint32_t *verdict, uint32_t *rule);
 
+/* The time the next runs' packets arrive, for the limiter of a filter from
+ * fp_filter__open_test (`filter test`: the capture's timestamps, which
+ * should not go back); until called, CLOCK_MONOTONIC as live. */
+void fp_filter__set_test_clock(struct fp_filter *f, __u64 now_ns);
+
+/* What the last run recorded (fp_filter__open_test only): the rule
+ * (FP_FLT_NO_RULE: the default) and verdict, seq 0 when the filter decided
+ * nothing (no rule set), and lim, the limiter bucket a limit rule's decision
+ * counted against (zero when no limit rule decided). */
+const struct fp_flt_last *fp_filter__last(const struct fp_filter *f);
+
 /* The same through the generic entry program and the filter's stage slot,
  * the path a packet takes behind a dump stage (-EINVAL unless this process
  * loaded the programs). */

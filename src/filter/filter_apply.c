@@ -214,20 +214,42 @@ static int run_prog(struct fp_filter *f, int prog_fd, const void *frame, size_t 
 		    uint32_t *verdict, uint32_t *rule)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len, .repeat = 1);
-	struct fp_flt_last before = { 0 }, after = { 0 };
+	struct fp_flt_last *l = &f->last;
+	struct timespec ts;
 	__u32 zero = 0;
 	int ret;
 
 	if (len < 14)
 		return -EINVAL;
-	bpf_map_lookup_elem(f->last_fd, &zero, &before);
+	/* seq 0, no bucket, and the clock the limiter reads in test mode */
+	memset(l, 0, sizeof(*l));
+	if (f->test_clock) {
+		l->now_ns = f->test_now_ns;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		l->now_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	}
+	if (bpf_map_update_elem(f->last_fd, &zero, l, 0))
+		return -errno;
 	ret = bpf_prog_test_run_opts(prog_fd, &opts);
 	if (ret)
 		return -errno;
 	*verdict = opts.retval;
-	bpf_map_lookup_elem(f->last_fd, &zero, &after);
-	*rule = after.seq != before.seq ? after.rule : FP_FLT_NO_RULE;
+	if (bpf_map_lookup_elem(f->last_fd, &zero, l))
+		return -errno;
+	*rule = l->seq ? l->rule : FP_FLT_NO_RULE;
 	return 0;
+}
+
+void fp_filter__set_test_clock(struct fp_filter *f, __u64 now_ns)
+{
+	f->test_clock = true;
+	f->test_now_ns = now_ns;
+}
+
+const struct fp_flt_last *fp_filter__last(const struct fp_filter *f)
+{
+	return &f->last;
 }
 
 int fp_filter__run(struct fp_filter *f, const void *frame, size_t len, uint32_t *verdict,

@@ -19,6 +19,11 @@ struct fp_filter {
 	struct entry_bpf *entry_skel;     /* set when this process loaded them */
 	struct filter_bpf *filter_skel;
 	struct dump_bpf *dump_skel;
+	/* BPF_PROG_TEST_RUN (fp_filter__run): the limiter's clock (when
+	 * test_clock is set; else CLOCK_MONOTONIC) and the last run's record */
+	bool test_clock;
+	__u64 test_now_ns;
+	struct fp_flt_last last;
 };
 
 extern const char *const fp_gen_map_names[GM_MAX];

@@ -296,6 +296,32 @@ bool fp_ref__rule_matches(const struct fp_rule *rule, const struct fp_ref_pkt *p
 	return true;
 }
 
+void fp_ref__limit_key(const struct fp_rule *rule, const struct fp_ref_pkt *pkt,
+		       struct fp_flt_lim_key *out)
+{
+	bool src = rule->by == FP_BY_SRC || rule->by == FP_BY_FLOW;
+	bool dst = rule->by == FP_BY_DST || rule->by == FP_BY_FLOW;
+
+	memset(out, 0, sizeof(*out));
+	out->by = (uint8_t)rule->by;
+	if (rule->by == FP_BY_ALL)
+		return;
+	out->l3 = pkt->l3;
+	/* fp_ref__parse leaves an absent address, and IPv4's bytes 4..15, zero */
+	if (src && pkt->l3)
+		memcpy(out->src, pkt->src, 16);
+	if (dst && pkt->l3)
+		memcpy(out->dst, pkt->dst, 16);
+	if (rule->by == FP_BY_FLOW) {
+		if (pkt->proto_known)
+			out->proto = pkt->proto;
+		if (pkt->has_ports) {
+			out->sport = pkt->sport;
+			out->dport = pkt->dport;
+		}
+	}
+}
+
 long fp_ref__classify(const struct fp_ruleset *set, const uint8_t *frame, size_t len)
 {
 	struct fp_ref_pkt pkt;

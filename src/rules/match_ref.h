@@ -64,6 +64,14 @@
  *                   name except the root)
  *   qtype T         DNS question readable and qtype == T
  * The first rule (in order) whose terms all hold decides; none: default.
+ *
+ * Limit buckets: a limit rule counts the packet against one bucket per rule
+ * and key (fp_ref__limit_key). No `by`: one bucket. by src: the L3 (4, 6)
+ * and the source address; by dst: the L3 and the destination; by flow: the
+ * L3, both addresses, the proto when known and the ports when the packet has
+ * them. An IPv4 address fills bytes 0..3 of 16, the rest zero; a frame
+ * without L3 has L3 0 and zero addresses (all such frames share a bucket);
+ * what the packet lacks is zero.
  */
 #ifndef FP_RULES_MATCH_REF_H
 #define FP_RULES_MATCH_REF_H
@@ -110,6 +118,12 @@ int fp_dns__question(const uint8_t *payload, size_t len, uint8_t name[FP_DNS_NAM
 
 /* True when every term of the rule holds for the packet. */
 bool fp_ref__rule_matches(const struct fp_rule *rule, const struct fp_ref_pkt *pkt);
+
+/* The bucket a limit rule counts the packet against (see above), as the
+ * filter's struct fp_flt_lim_key but for the rule's ident, left 0 (the
+ * filter's is a hash of the rule's canonical text: fp_rule_ident). */
+void fp_ref__limit_key(const struct fp_rule *rule, const struct fp_ref_pkt *pkt,
+		       struct fp_flt_lim_key *out);
 
 /* Index of the first matching rule, or -1 when the default decides. */
 long fp_ref__classify(const struct fp_ruleset *set, const uint8_t *frame, size_t len);
