@@ -204,7 +204,7 @@ static void iface_info(FILE *f, const struct fp_metrics *m)
 	const char *name = "fastpath_interface_info";
 
 	family(f, name, "gauge",
-	       "1 for every interface with fastpath pins; state is ok, iface missing, detached or broken.");
+	       "1 for every interface with fastpath pins; state is ok, renamed, detached, iface missing or broken.");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
 
@@ -258,7 +258,15 @@ int fp_metrics__render(const struct fp_metrics *m, char **text, size_t *len)
 	return 0;
 }
 
-int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len)
+/* The first error of a scrape, for the caller's log. */
+static void note(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+	if (err && errlen && !err[0])
+		snprintf(err, errlen, fmt, a, b);
+}
+
+int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len,
+		       char *err, size_t errlen)
 {
 	struct fp_metrics_iface *ifs = NULL;
 	struct fp_iface_status *st = NULL;
@@ -270,8 +278,18 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 
 	if (!errors)
 		return -EINVAL;
+	if (err && errlen)
+		err[0] = 0;
 	ret = fp_status__list(bpffs, &names, &n);
 	if (ret) {
+		char msg[256];
+
+		if (fp_errno_is_perm(ret))
+			fp_perm_msg(msg, sizeof(msg), "reading the pin root", fp_bpffs_root(bpffs));
+		else
+			snprintf(msg, sizeof(msg), "cannot read the pin root %s: %s",
+				 fp_bpffs_root(bpffs), strerror(-ret));
+		note(err, errlen, "%s%s", msg, "");
 		++*errors;
 		n = 0;
 	}
@@ -288,8 +306,10 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 		ret = fp_status__read(bpffs, names[done], &st[done], &views[done]);
 		if (ret)
 			goto out;
-		if (st[done].state == FP_IFACE_BROKEN)
+		if (st[done].state == FP_IFACE_BROKEN) {
+			note(err, errlen, "%s: %s", names[done], st[done].err);
 			++*errors;
+		}
 		ifs[done].st = &st[done];
 		ifs[done].view = st[done].state == FP_IFACE_BROKEN ? NULL : &views[done];
 	}

@@ -44,7 +44,9 @@ int fp_status__list(const char *bpffs, char ***names, size_t *n)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/fp_meta", root, e->d_name);
-		if (access(path, F_OK))
+		/* a directory we may not look into is listed: reading it then
+		 * says permission denied, not "not loaded" */
+		if (access(path, F_OK) && !fp_errno_is_perm(-errno))
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 8;

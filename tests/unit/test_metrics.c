@@ -235,7 +235,7 @@ static void test_scrape_no_root(void **state)
 	uint64_t errors = 0;
 
 	(void)state;
-	assert_int_equal(fp_metrics__scrape("/nonexistent/fastpath-test-root", &errors, &text, &len), 0);
+	assert_int_equal(fp_metrics__scrape("/nonexistent/fastpath-test-root", &errors, &text, &len, NULL, 0), 0);
 	assert_int_equal(errors, 0);
 	assert_has("fastpath_scrape_errors_total 0");
 	assert_null(strstr(text, "iface="));
