@@ -204,7 +204,7 @@ static void iface_info(FILE *f, const struct fp_metrics *m)
 	const char *name = "fastpath_interface_info";
 
 	family(f, name, "gauge",
-	       "1 for every interface with fastpath pins; state is ok, renamed, detached, iface missing or broken.");
+	       "1 for every interface with fastpath pins (state ok, renamed, detached, iface missing or broken) or running fastpath's program without pins (orphan).");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
 
@@ -269,11 +269,11 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 		       char *err, size_t errlen)
 {
 	struct fp_metrics_iface *ifs = NULL;
-	struct fp_iface_status *st = NULL;
+	struct fp_iface_status *st = NULL, *orphans = NULL;
 	struct fp_filter_view *views = NULL;
 	struct fp_metrics m = { 0 };
 	char **names = NULL;
-	size_t n = 0, done = 0;
+	size_t n = 0, done = 0, n_orphans = 0;
 	int ret;
 
 	if (!errors)
@@ -292,9 +292,11 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 		note(err, errlen, "%s%s", msg, "");
 		++*errors;
 		n = 0;
+	} else if (fp_status__orphans(bpffs, &orphans, &n_orphans)) {
+		n_orphans = 0; /* fastpath's programs with no pins: info only */
 	}
-	if (n) {
-		ifs = calloc(n, sizeof(*ifs));
+	if (n || n_orphans) {
+		ifs = calloc(n + n_orphans, sizeof(*ifs));
 		st = calloc(n, sizeof(*st));
 		views = calloc(n, sizeof(*views));
 		if (!ifs || !st || !views) {
@@ -313,8 +315,10 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 		ifs[done].st = &st[done];
 		ifs[done].view = st[done].state == FP_IFACE_BROKEN ? NULL : &views[done];
 	}
+	for (size_t i = 0; i < n_orphans; i++)
+		ifs[n + i].st = &orphans[i];
 	m.ifaces = ifs;
-	m.n = n;
+	m.n = n + n_orphans;
 	m.scrape_errors = *errors;
 	ret = fp_metrics__render(&m, text, len);
 out:
@@ -322,6 +326,7 @@ out:
 		fp_filter_view__free(&views[i]);
 	free(views);
 	free(st);
+	free(orphans);
 	free(ifs);
 	fp_status__free_list(names, n);
 	return ret;

@@ -58,7 +58,8 @@ void fp_metrics__put_label(FILE *f, const char *s);
 
 /*
  * One scrape: lists the interfaces under the pin root of bpffs, reads each
- * (fp_status__read) and renders them. Every interface or root that cannot
+ * (fp_status__read) and renders them, and the orphans (fp_status__orphans)
+ * as fastpath_interface_info only. Every interface or root that cannot
  * be read adds one to *errors, which is rendered as
  * fastpath_scrape_errors_total (the caller keeps it across scrapes); err
  * (may be NULL) gets the first such error's message, "" if none (a

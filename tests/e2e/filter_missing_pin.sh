@@ -3,11 +3,11 @@
 # --force (nothing changed), a new load is refused, `unload --force` detaches
 # fastpath's program and removes the remaining pins, naming each; the
 # interface has no XDP program after. All pins gone (an orphan): status
-# shows the interface as "orphan" with the remedy, and `unload --force`
-# detaches it. Before, the only way out was `ip link ... xdp off` and rm -rf.
+# shows the interface as "orphan" with the remedy (the exporter as
+# interface_info state="orphan"), and `unload --force` detaches it. Before, the only way out was `ip link ... xdp off` and rm -rf.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-e2e_require python3
+e2e_require python3 curl
 [[ -x $FASTPATH ]] || e2e_fail "no binary at $FASTPATH; run make"
 
 ns=$(e2e_name n); v=$(e2e_name v); p=$(e2e_name p)
@@ -46,6 +46,16 @@ fp -j status >"$E2E_TMP/st.json" 2>"$E2E_TMP/e" || true
 check "status: $v is an orphan in skb mode" \
 	python3 -c "import json,sys; d=json.load(open('$E2E_TMP/st.json')); sys.exit(not (len(d)==1 and d[0]['iface']=='$v' and d[0]['state']=='orphan' and d[0]['mode']=='skb'))"
 check "status gives the remedy" grep -q "filter unload $v --force" "$E2E_TMP/e"
+e2e_bg ip netns exec "$ns" "$FASTPATH" exporter --listen 127.0.0.1:0 2>"$E2E_TMP/exp.log"
+if e2e_wait_for "grep -q 'listening on' $E2E_TMP/exp.log" 10; then
+	ip netns exec "$ns" curl -fsS "$(grep -o 'http://[^ ]*' "$E2E_TMP/exp.log" | head -1)" >"$E2E_TMP/m" || true
+	check "exporter: interface_info state=\"orphan\", mode skb" \
+		grep -q "^fastpath_interface_info{iface=\"$v\",state=\"orphan\",mode=\"skb\"} 1" "$E2E_TMP/m"
+	command -v promtool >/dev/null && check "promtool accepts it" promtool check metrics <"$E2E_TMP/m"
+else
+	e2e_log "NOT OK: the exporter did not start"; fails=$((fails + 1))
+fi
+e2e_kill "$E2E_BG_PID"
 rc=0; fp filter unload "$v" >/dev/null 2>&1 || rc=$?
 check "plain unload: exit 1 (no pins)" test "$rc" -eq 1
 fp filter unload --force "$v" >/dev/null 2>"$E2E_TMP/e" || e2e_fail "unload --force failed: $(cat "$E2E_TMP/e")"
