@@ -27,6 +27,7 @@ struct exporter {
 	const char *bpffs;
 	uint64_t errors;   /* scrape errors so far (only the one MHD thread writes) */
 	uint64_t scrapes;
+	char logged[512];  /* the last scrape error logged (each logged once in a row) */
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body,
@@ -53,7 +54,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct exporter *ex = cls;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
-	char *text;
+	char *text, msg[512];
 	size_t len;
 	int err;
 
@@ -67,7 +68,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			     "GET, HEAD");
 	if (upload_size && *upload_size) /* a GET with a body: ignore it */
 		*upload_size = 0;
-	err = fp_metrics__scrape(ex->bpffs, &ex->errors, &text, &len);
+	err = fp_metrics__scrape(ex->bpffs, &ex->errors, &text, &len, msg, sizeof(msg));
+	/* an error goes to the log once, not at every scrape; the counter
+	 * fastpath_scrape_errors_total counts every one */
+	if (msg[0] && strcmp(msg, ex->logged))
+		fprintf(stderr, "fastpath exporter: scrape error: %s\n", msg);
+	snprintf(ex->logged, sizeof(ex->logged), "%s", msg);
 	if (err) {
 		out_dbg(1, "scrape failed: %s", strerror(-err));
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "scrape failed\n", NULL);

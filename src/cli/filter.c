@@ -20,6 +20,7 @@
 #include "cli/filter_cli.h"
 #include "cli/rulefile.h"
 #include "filter/filter.h"
+#include "status/status.h"
 
 int filter_open(const struct cli *cli, const char *ifname, struct fp_filter **f)
 {
@@ -158,7 +159,7 @@ int filter_load_set(struct cli *cli, const char *ifname, const struct fp_filter_
 			char e2[512];
 
 			fp_filter__close(f);
-			fp_filter__unload(ifname, cli->bpffs, e2, sizeof(e2));
+			fp_filter__unload(ifname, cli->bpffs, false, NULL, e2, sizeof(e2));
 			cli_audit(cli, &(struct cli_audit){ .verb = "load", .iface = ifname,
 							    .source = source, .error = err });
 			fp_ruleset_diff__free(&d);
@@ -204,32 +205,116 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	return ret;
 }
 
+/* What an unload did: where it detached fastpath's program (the interface's
+ * name now: a renamed one is found by the ifindex of the load), the pins it
+ * removed (each named with --force). */
+static void report_unload(const char *ifname, const struct fp_unload_report *r, bool force)
+{
+	out_obj_begin();
+	out_str("iface", ifname);
+	if (r->detached) {
+		out_str("detached_from", r->ifname[0] ? r->ifname : NULL);
+		out_u64("ifindex", r->ifindex);
+		out_u64("prog_id", r->prog_id);
+		out_str("mode", fp_xdp_mode__name(r->xdp_flags));
+	} else {
+		out_null("detached_from");
+		out_null("ifindex");
+		out_null("prog_id");
+		out_null("mode");
+	}
+	out_u64("pins_removed", r->n_pins);
+	if (force) {
+		out_list_begin("pins");
+		for (unsigned i = 0; i < r->n_pins && i < FP_UNLOAD_MAX_PINS; i++) {
+			out_row_begin();
+			out_str("pin", r->pins[i]);
+			out_row_end();
+		}
+		out_list_end();
+	}
+	out_obj_end();
+}
+
+/* The audit line of an unload: what was detached from where, or why not. */
+static void audit_unload(const struct cli *cli, const char *ifname, int ret,
+			 const struct fp_unload_report *r, bool force, const char *err, double ms)
+{
+	char note[256];
+
+	if (ret >= 0 && r->detached)
+		snprintf(note, sizeof(note), "%sdetached program %u from %s (ifindex %u), %u pins removed",
+			 force ? "forced: " : "", r->prog_id, r->ifname[0] ? r->ifname : "?",
+			 r->ifindex, r->n_pins);
+	else
+		snprintf(note, sizeof(note), "%snothing detached, %u pins removed%s%s",
+			 force ? "forced: " : "", ret >= 0 ? r->n_pins : 0, ret > 0 ? ": " : "",
+			 ret > 0 ? err : "");
+	cli_audit(cli, &(struct cli_audit){ .verb = "unload", .iface = ifname, .ms = ms,
+					    .note = note, .error = ret < 0 ? err : NULL });
+}
+
 static int do_unload(struct cli *cli, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' }, { NULL, 0, NULL, 0 },
+	};
+	struct fp_unload_report r;
 	struct timespec t0;
+	bool force = false;
 	char err[512];
-	int ret = cli_nargs(cli, argc, argv, 1, 1);
+	int c, ret;
 
-	if (ret)
-		return ret;
+	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
+	while ((c = getopt_long(argc, argv, "f", opts, NULL)) != -1) {
+		if (c != 'f')
+			return cli_usage(cli, "unknown option");
+		force = true;
+	}
+	if (argc - optind != 1)
+		return cli_usage(cli, "expected IFACE");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = fp_filter__unload(argv[1], cli->bpffs, err, sizeof(err));
-	cli_audit(cli, &(struct cli_audit){ .verb = "unload", .iface = argv[1], .ms = elapsed_ms(&t0),
-					    .note = ret > 0 ? err : "detached, pins removed",
-					    .error = ret < 0 ? err : NULL });
+	ret = fp_filter__unload(argv[optind], cli->bpffs, force, &r, err, sizeof(err));
+	audit_unload(cli, argv[optind], ret, &r, force, err, elapsed_ms(&t0));
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
-	if (out_is_json()) { /* one document, the warning in it */
-		out_obj_begin();
-		out_str("iface", argv[1]);
-		out_bool("unloaded", true);
-		if (ret > 0)
-			out_str("warning", err);
-		out_obj_end();
-	} else if (ret > 0) {
+	if (ret > 0)
 		out_warn("%s", err);
-	}
+	else if (!r.detached)
+		out_warn("fastpath's program was not attached (detached by hand, or the "
+			 "interface is gone): only its pins were removed");
+	if (r.detached && strcmp(r.ifname, argv[optind]))
+		out_warn("%s was renamed to %s since the load: fastpath's program is "
+			 "detached from %s", argv[optind], r.ifname[0] ? r.ifname : "?",
+			 r.ifname[0] ? r.ifname : "it");
+	report_unload(argv[optind], &r, force);
 	return CLI_OK;
+}
+
+/* Refuses a change nothing would enforce: the pinned entry program is not
+ * the one attached where it was loaded (detached by hand, replaced, or the
+ * interface deleted or re-created). */
+static int check_attached(const struct cli *cli, const char *ifname, struct fp_filter *f)
+{
+	struct fp_filter_attach a;
+	char why[128];
+
+	if (fp_filter__attachment(f, &a))
+		return cli_fail(cli, "cannot read what is loaded on %s; nothing applied", ifname);
+	if (a.attached)
+		return CLI_OK;
+	if (!a.ifname[0])
+		snprintf(why, sizeof(why), "no interface has the ifindex %u of the load any more",
+			 a.ifindex);
+	else if (a.attached_id)
+		snprintf(why, sizeof(why), "%s runs another program (id %u) in %s mode", a.ifname,
+			 a.attached_id, fp_xdp_mode__name(a.xdp_flags));
+	else
+		snprintf(why, sizeof(why), "%s has no XDP program in %s mode", a.ifname,
+			 fp_xdp_mode__name(a.xdp_flags));
+	return cli_fail(cli, "fastpath's program (id %u) is not attached: %s; the rules would "
+			"not be enforced, so nothing was applied; `fastpath filter unload %s` "
+			"and load again", a.prog_id, why, ifname);
 }
 
 /*
@@ -245,8 +330,10 @@ static int apply_locked(struct cli *cli, const char *verb, const char *ifname,
 	struct fp_ruleset_diff d = { 0 };
 	struct cli_audit a = { .verb = verb, .iface = ifname, .source = source };
 	char err[512];
-	int ret;
+	int ret = check_attached(cli, ifname, f);
 
+	if (ret)
+		return ret;
 	if (fp_ruleset__diff(live, set, &d))
 		return cli_fail(cli, "out of memory");
 	a.diff = &d;
@@ -455,7 +542,8 @@ static const struct cli_verb filter_verbs[] = {
 	  "attach the pipeline to IFACE, with the rules of FILE; --table-bits sizes the "
 	  "tuple-key and prefix tables (2^N slots per generation, default 18: about "
 	  "100,000 each)", do_load },
-	{ "unload", "IFACE", "detach from IFACE and remove its pins", do_unload },
+	{ "unload", "IFACE [--force]", "detach from IFACE and remove its pins; --force also "
+	  "from incomplete pins or none (a program named fp_entry* only)", do_unload },
 	{ "apply", "IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N]]",
 	  "replace the whole rule set atomically (an identical set changes nothing); "
 	  "--dry-run shows the rules added, removed, changed and moved, and changes nothing; "

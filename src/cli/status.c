@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * `fastpath status`: every interface with fastpath pins, its state (ok,
- * iface missing, detached, broken), XDP mode, filled stage slots, rule
+ * renamed, detached, iface missing, broken; orphan: fastpath's program
+ * attached with no pins), XDP mode, filled stage slots, rule
  * count, rule-set generation, load and last apply times.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <linux/bpf.h>
@@ -48,13 +50,17 @@ static void emit_iface(const struct fp_iface_status *st)
 	out_row_begin();
 	out_str("iface", st->name);
 	out_str("state", fp_iface_state__name(st->state));
-	if (st->state == FP_IFACE_BROKEN) {
-		out_null("mode");
+	if (st->state == FP_IFACE_BROKEN || st->state == FP_IFACE_ORPHAN) {
+		if (st->state == FP_IFACE_ORPHAN)
+			out_str("mode", fp_xdp_mode__name(st->meta.xdp_flags));
+		else
+			out_null("mode");
 		out_null("stages");
 		out_null("rules");
 		out_null("generation");
 		out_null("loaded");
 		out_null("applied");
+		out_null("renamed_to");
 		out_row_end();
 		return;
 	}
@@ -71,14 +77,15 @@ static void emit_iface(const struct fp_iface_status *st)
 	} else {
 		out_null("applied");
 	}
+	out_str("renamed_to", st->state == FP_IFACE_RENAMED ? st->renamed_to : NULL);
 	out_row_end();
 }
 
 static int do_status(struct cli *cli, int argc, char **argv)
 {
-	struct fp_iface_status st;
+	struct fp_iface_status st, *orphans = NULL;
 	char **names;
-	size_t n;
+	size_t n, n_orphans = 0;
 	int ret;
 
 	cli->cmd = NULL; /* usage errors say "fastpath status: ...", as gen does */
@@ -90,29 +97,55 @@ static int do_status(struct cli *cli, int argc, char **argv)
 		n = 1;
 	} else {
 		ret = fp_status__list(cli->bpffs, &names, &n);
+		if (fp_errno_is_perm(ret)) {
+			char err[256];
+
+			fp_perm_msg(err, sizeof(err), "reading the pin root",
+				    fp_bpffs_root(cli->bpffs));
+			return cli_fail(cli, "%s", err);
+		}
 		if (ret)
 			return cli_fail(cli, "cannot read the pin root %s: %s; check --bpffs",
 					fp_bpffs_root(cli->bpffs), strerror(-ret));
+		/* fastpath's programs attached with no pins: shown, with the remedy */
+		if (fp_status__orphans(cli->bpffs, &orphans, &n_orphans))
+			n_orphans = 0;
 	}
 	out_list_begin("interfaces");
 	for (size_t i = 0; i < n; i++) {
 		ret = fp_status__read(cli->bpffs, names[i], &st, NULL);
 		if (ret)
 			break;
-		if (st.state == FP_IFACE_BROKEN && argc == 2) {
+		/* unreadable for want of rights: no half answer, the remedy */
+		if (st.state == FP_IFACE_BROKEN && (argc == 2 || fp_errno_is_perm(st.error))) {
 			out_reset();
+			if (argc != 2)
+				fp_status__free_list(names, n);
+			free(orphans);
 			return cli_fail(cli, "%s", st.err);
 		}
 		if (st.state == FP_IFACE_BROKEN)
 			out_warn("%s", st.err);
+		if (st.state == FP_IFACE_RENAMED)
+			out_warn("%s was renamed to %s since the load; fastpath still runs there: "
+				 "name it %s in fastpath's commands (its pins are keyed by it)",
+				 st.name, st.renamed_to, st.name);
 		emit_iface(&st);
 	}
+	for (size_t i = 0; !ret && i < n_orphans; i++) {
+		out_warn("%s runs fastpath's program (id %u) with no pins under %s (a killed "
+			 "load, pins removed by hand, or another --bpffs): `fastpath filter unload "
+			 "%s --force` detaches it", orphans[i].name, orphans[i].prog_id,
+			 fp_bpffs_root(cli->bpffs), orphans[i].name);
+		emit_iface(&orphans[i]);
+	}
 	out_list_end();
+	free(orphans);
 	if (argc != 2)
 		fp_status__free_list(names, n);
 	if (ret)
 		return cli_fail(cli, "reading the status failed: %s", strerror(-ret));
-	if (n == 0 && !out_is_json())
+	if (n == 0 && n_orphans == 0 && !out_is_json())
 		printf("fastpath is not loaded on any interface (no pins under %s)\n",
 		       fp_bpffs_root(cli->bpffs));
 	return CLI_OK;

@@ -208,7 +208,7 @@ static void iface_info(FILE *f, const struct fp_metrics *m)
 	const char *name = "fastpath_interface_info";
 
 	family(f, name, "gauge",
-	       "1 for every interface with fastpath pins; state is ok, iface missing, detached or broken.");
+	       "1 for every interface with fastpath pins (state ok, renamed, detached, iface missing or broken) or running fastpath's program without pins (orphan).");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
 
@@ -262,25 +262,45 @@ int fp_metrics__render(const struct fp_metrics *m, char **text, size_t *len)
 	return 0;
 }
 
-int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len)
+/* The first error of a scrape, for the caller's log. */
+static void note(char *err, size_t errlen, const char *fmt, const char *a, const char *b)
+{
+	if (err && errlen && !err[0])
+		snprintf(err, errlen, fmt, a, b);
+}
+
+int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len,
+		       char *err, size_t errlen)
 {
 	struct fp_metrics_iface *ifs = NULL;
-	struct fp_iface_status *st = NULL;
+	struct fp_iface_status *st = NULL, *orphans = NULL;
 	struct fp_filter_view *views = NULL;
 	struct fp_metrics m = { 0 };
 	char **names = NULL;
-	size_t n = 0, done = 0;
+	size_t n = 0, done = 0, n_orphans = 0;
 	int ret;
 
 	if (!errors)
 		return -EINVAL;
+	if (err && errlen)
+		err[0] = 0;
 	ret = fp_status__list(bpffs, &names, &n);
 	if (ret) {
+		char msg[256];
+
+		if (fp_errno_is_perm(ret))
+			fp_perm_msg(msg, sizeof(msg), "reading the pin root", fp_bpffs_root(bpffs));
+		else
+			snprintf(msg, sizeof(msg), "cannot read the pin root %s: %s",
+				 fp_bpffs_root(bpffs), strerror(-ret));
+		note(err, errlen, "%s%s", msg, "");
 		++*errors;
 		n = 0;
+	} else if (fp_status__orphans(bpffs, &orphans, &n_orphans)) {
+		n_orphans = 0; /* fastpath's programs with no pins: info only */
 	}
-	if (n) {
-		ifs = calloc(n, sizeof(*ifs));
+	if (n || n_orphans) {
+		ifs = calloc(n + n_orphans, sizeof(*ifs));
 		st = calloc(n, sizeof(*st));
 		views = calloc(n, sizeof(*views));
 		if (!ifs || !st || !views) {
@@ -292,13 +312,17 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 		ret = fp_status__read(bpffs, names[done], &st[done], &views[done]);
 		if (ret)
 			goto out;
-		if (st[done].state == FP_IFACE_BROKEN)
+		if (st[done].state == FP_IFACE_BROKEN) {
+			note(err, errlen, "%s: %s", names[done], st[done].err);
 			++*errors;
+		}
 		ifs[done].st = &st[done];
 		ifs[done].view = st[done].state == FP_IFACE_BROKEN ? NULL : &views[done];
 	}
+	for (size_t i = 0; i < n_orphans; i++)
+		ifs[n + i].st = &orphans[i];
 	m.ifaces = ifs;
-	m.n = n;
+	m.n = n + n_orphans;
 	m.scrape_errors = *errors;
 	ret = fp_metrics__render(&m, text, len);
 out:
@@ -306,6 +330,7 @@ out:
 		fp_filter_view__free(&views[i]);
 	free(views);
 	free(st);
+	free(orphans);
 	free(ifs);
 	fp_status__free_list(names, n);
 	return ret;

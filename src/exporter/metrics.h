@@ -58,10 +58,14 @@ void fp_metrics__put_label(FILE *f, const char *s);
 
 /*
  * One scrape: lists the interfaces under the pin root of bpffs, reads each
- * (fp_status__read) and renders them. Every interface or root that cannot
+ * (fp_status__read) and renders them, and the orphans (fp_status__orphans)
+ * as fastpath_interface_info only. Every interface or root that cannot
  * be read adds one to *errors, which is rendered as
- * fastpath_scrape_errors_total (the caller keeps it across scrapes).
+ * fastpath_scrape_errors_total (the caller keeps it across scrapes); err
+ * (may be NULL) gets the first such error's message, "" if none (a
+ * permission error says how to grant access).
  */
-int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len);
+int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t *len,
+		       char *err, size_t errlen);
 
 #endif /* FP_EXPORTER_METRICS_H */

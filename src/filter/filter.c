@@ -298,18 +298,64 @@ static void unpin_all(const char *dir)
 	rmdir(dir);
 }
 
+/* Under the root lock: the pin directory made, everything pinned, attached. */
+static int pin_and_attach(struct fp_filter *f, const char *root, const char *dir,
+			  const char *ifname, unsigned ifindex, __u32 flags, char *err,
+			  size_t errlen)
+{
+	char path[PATH_MAX];
+	const char *names[32];
+	int fds[32], n, ret;
+
+	if (access(dir, F_OK) == 0) { /* a load that ran at the same time won */
+		snprintf(err, errlen, "fastpath is already loaded on %s (pins in %s); "
+			 "`fastpath filter unload %s` first", ifname, dir, ifname);
+		return -EEXIST;
+	}
+	if (mkdir(dir, 0700)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	n = pin_list(f, names, fds);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (bpf_obj_pin(fds[i], path)) {
+			ret = -errno;
+			snprintf(err, errlen, "pinning %s failed: %s (is %s on a bpffs?)", path,
+				 strerror(-ret), root);
+			goto fail;
+		}
+		chmod(path, 0600);
+	}
+	ret = bpf_xdp_attach(ifindex, f->entry_fd, flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
+	if (ret == -EBUSY || ret == -EEXIST) {
+		fp_xdp_hint(ifindex, ifname, err, errlen);
+		goto fail;
+	}
+	if (ret) {
+		snprintf(err, errlen, "attaching to %s failed: %s (try --mode skb)", ifname,
+			 strerror(-ret));
+		goto fail;
+	}
+	return 0;
+fail:
+	unpin_all(dir); /* made under the lock: only ours is in it */
+	return ret;
+}
+
 int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 		    struct fp_filter **out, char *err, size_t errlen)
 {
-	const char *root = fp_bpffs_root(o ? o->bpffs : NULL), *names[32];
+	const char *root = fp_bpffs_root(o ? o->bpffs : NULL);
 	unsigned ifindex = if_nametoindex(ifname);
 	__u32 flags = (o && o->skb_mode) ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, zero = 0;
 	struct fp_meta meta = { .abi_version = FP_ABI_VERSION };
 	unsigned bits = o && o->table_bits ? o->table_bits : FP_FLAT_BITS_DEFAULT;
 	struct fp_filter *f = NULL;
-	char dir[PATH_MAX], path[PATH_MAX];
+	char dir[PATH_MAX];
 	struct timespec ts;
-	int ret, n, fds[32];
+	int ret, lock;
 
 	if (bits < FP_FLAT_MIN_BITS || bits > FP_FLAT_MAX_BITS) {
 		snprintf(err, errlen, "--table-bits %u: give %d..%d", bits, FP_FLAT_MIN_BITS,
@@ -323,9 +369,18 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 	ret = pin_dir(root, ifname, dir, sizeof(dir));
 	if (ret)
 		return ret;
+	/* the cheap refusals first, before the verifier's second of work */
 	if (access(dir, F_OK) == 0) {
 		snprintf(err, errlen, "fastpath is already loaded on %s (pins in %s); "
 			 "`fastpath filter unload %s` first", ifname, dir, ifname);
+		return -EEXIST;
+	}
+	if (fp_errno_is_perm(-errno)) {
+		fp_perm_msg(err, errlen, "reading the pins", root);
+		return -EACCES;
+	}
+	if (fp_xdp_busy(ifindex)) {
+		fp_xdp_hint(ifindex, ifname, err, errlen);
 		return -EEXIST;
 	}
 	f = filter_new();
@@ -341,35 +396,26 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 	meta.loaded_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	bpf_map_update_elem(f->meta_fd, &zero, &meta, 0);
 
-	ret = mkdirs(dir);
+	ret = mkdirs(root);
 	if (ret) {
 		snprintf(err, errlen, "cannot create %s: %s (is a bpffs mounted at %s? "
-			 "`mount -t bpf bpf /sys/fs/bpf`)", dir, strerror(-ret), root);
+			 "`mount -t bpf bpf /sys/fs/bpf`)", root, strerror(-ret), root);
 		goto fail;
 	}
-	n = pin_list(f, names, fds);
-	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if (bpf_obj_pin(fds[i], path)) {
-			ret = -errno;
-			snprintf(err, errlen, "pinning %s failed: %s (is %s on a bpffs?)", path,
-				 strerror(-ret), root);
-			goto fail_unpin;
-		}
-		chmod(path, 0600);
+	/* one load or unload of this root at a time, from the check that the
+	 * pin directory is absent until the program is attached: two loads at
+	 * once used to pin over each other and leave a program with no pins */
+	lock = fp_root_lock(root, err, errlen);
+	if (lock < 0) {
+		ret = lock;
+		goto fail;
 	}
-	ret = bpf_xdp_attach(ifindex, f->entry_fd, flags | XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
-	if (ret) {
-		snprintf(err, errlen, ret == -EBUSY || ret == -EEXIST ?
-			 "%s already has an XDP program; remove it first (`ip link set dev %s xdp off`)" :
-			 "attaching to %s failed: %s (try --mode skb)",
-			 ifname, ret == -EBUSY || ret == -EEXIST ? ifname : strerror(-ret));
-		goto fail_unpin;
-	}
+	ret = pin_and_attach(f, root, dir, ifname, ifindex, flags, err, errlen);
+	close(lock);
+	if (ret)
+		goto fail;
 	*out = f;
 	return 0;
-fail_unpin:
-	unpin_all(dir);
 fail:
 	fp_filter__close(f);
 	return ret;
@@ -399,8 +445,18 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 	if (ret)
 		return ret;
 	if (access(dir, F_OK)) {
-		snprintf(err, errlen, "fastpath is not loaded on %s (no %s); "
-			 "`fastpath filter load %s` first", ifname, dir, ifname);
+		char other[NAME_MAX + 1];
+
+		if (fp_errno_is_perm(-errno)) {
+			fp_perm_msg(err, errlen, "reading the pins", root);
+			return -EACCES;
+		}
+		if (fp_pins_of_ifindex(root, if_nametoindex(ifname), other, sizeof(other)))
+			snprintf(err, errlen, "fastpath's pins for %s are under its name at load, "
+				 "%s (%s/%s): use that name", ifname, other, root, other);
+		else
+			snprintf(err, errlen, "fastpath is not loaded on %s (no %s); "
+				 "`fastpath filter load %s` first", ifname, dir, ifname);
 		return -ENOENT;
 	}
 	f = filter_new();
@@ -420,9 +476,14 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 	if (!ret) ret = get_pinned(dir, "fp_dump_cfg", &f->dcfg_fd);
 	for (int i = 0; i < GM_MAX && !ret; i++)
 		ret = get_pinned(dir, fp_gen_map_names[i], &f->gen_fd[i]);
+	if (fp_errno_is_perm(ret)) {
+		fp_perm_msg(err, errlen, "reading the pins", root);
+		goto fail;
+	}
 	if (ret) {
 		snprintf(err, errlen, "the pins in %s are incomplete (%s); "
-			 "`fastpath filter unload %s` and load again", dir, strerror(-ret), ifname);
+			 "`fastpath filter unload %s --force` and load again", dir,
+			 strerror(-ret), ifname);
 		goto fail;
 	}
 	if (bpf_map_lookup_elem(f->meta_fd, &zero, &meta) || meta.abi_version != FP_ABI_VERSION) {
@@ -438,47 +499,4 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 fail:
 	fp_filter__close(f);
 	return ret;
-}
-
-int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t errlen)
-{
-	const char *root = fp_bpffs_root(bpffs);
-	unsigned ifindex = if_nametoindex(ifname);
-	struct fp_filter *f = NULL;
-	struct fp_meta meta = { 0 };
-	char dir[PATH_MAX];
-	__u32 zero = 0;
-	int ret;
-
-	ret = fp_filter__open(ifname, bpffs, &f, err, errlen);
-	if (ret == -ENOENT)
-		return ret;
-	ret = 0;
-	pin_dir(root, ifname, dir, sizeof(dir));
-	if (f) {
-		bpf_map_lookup_elem(f->meta_fd, &zero, &meta);
-		if (ifindex) {
-			LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = f->entry_fd);
-			__u32 id = 0;
-
-			ret = bpf_xdp_detach(ifindex, meta.xdp_flags, &opts);
-			if (ret && ret != -EEXIST && ret != -ENOENT) {
-				snprintf(err, errlen, "detaching from %s failed: %s", ifname,
-					 strerror(-ret));
-				fp_filter__close(f);
-				return ret;
-			}
-			/* -EEXIST: ours is not the program attached; another one
-			 * may be, and it stays */
-			if (ret == -EEXIST &&
-			    !bpf_xdp_query_id((int)ifindex, meta.xdp_flags & XDP_FLAGS_MODES, &id) && id)
-				snprintf(err, errlen, "%s has an XDP program that is not fastpath's "
-					 "(id %u), left attached; fastpath's pins are removed",
-					 ifname, id);
-			ret = ret == -EEXIST && id ? 1 : 0;
-		}
-		fp_filter__close(f);
-	}
-	unpin_all(dir);
-	return ret > 0 ? ret : 0;
 }

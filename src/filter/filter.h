@@ -34,9 +34,55 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 /* Opens what `load` pinned. -ENOENT when fastpath is not loaded there. */
 int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **out,
 		    char *err, size_t errlen);
-/* Detaches and removes the pins. 1: done, but another program than
- * fastpath's is attached to the interface and stays (err says which). */
-int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t errlen);
+
+/* What an unload did (fp_filter__unload fills it). */
+#define FP_UNLOAD_MAX_PINS 64
+struct fp_unload_report {
+	bool detached;               /* fastpath's program was detached ... */
+	char ifname[16];             /* ... from this interface (its name now; IF_NAMESIZE) */
+	__u32 ifindex, prog_id;
+	__u32 xdp_flags;             /* the mode it ran in (XDP_FLAGS_*_MODE) */
+	__u32 other_id;              /* another program attached there, left alone (0: none) */
+	unsigned n_pins;             /* pins removed */
+	char pins[FP_UNLOAD_MAX_PINS][64]; /* their names (the first FP_UNLOAD_MAX_PINS) */
+};
+
+/*
+ * Detaches fastpath's program by the ifindex and program id pinned at load
+ * (so a renamed interface is found under its new name) and removes the pins,
+ * under the pin root's lock. Refuses incomplete pins (-ENOENT) unless force:
+ * then it detaches a program named fp_entry* from ifname and the pinned
+ * ifindex (never another program) and removes whatever pins remain, also
+ * when the pin directory is gone. 1: done, but another program than
+ * fastpath's is attached to the interface and stays (err says which).
+ * r may be NULL.
+ */
+int fp_filter__unload(const char *ifname, const char *bpffs, bool force,
+		      struct fp_unload_report *r, char *err, size_t errlen);
+
+/* Whether the pinned entry program is the one attached where it was loaded. */
+struct fp_filter_attach {
+	__u32 prog_id;               /* the pinned entry program's id */
+	__u32 ifindex;               /* fp_meta.ifindex */
+	__u32 xdp_flags;             /* fp_meta.xdp_flags */
+	char ifname[16];             /* the name of ifindex now; "" if no such interface */
+	__u32 attached_id;           /* the program attached there in that mode (0: none) */
+	bool attached;               /* attached_id == prog_id */
+};
+int fp_filter__attachment(const struct fp_filter *f, struct fp_filter_attach *a);
+
+/* Permission errors (-EACCES, -EPERM) and the one message for them:
+ * "permission denied WHAT: run as root (or grant ... and access to ROOT)". */
+bool fp_errno_is_perm(int err);
+void fp_perm_msg(char *err, size_t errlen, const char *what, const char *root);
+
+/* A program's id from its fd, name from its id, and whether a program id is
+ * fastpath's entry (named fp_entry*). 0 / negative errno / false if unknown. */
+__u32 fp_prog_id(int fd);
+int fp_prog_name(__u32 id, char *name, size_t len);
+bool fp_prog_is_ours(__u32 id);
+/* 1 and the pin directory's name when one under root was loaded on ifindex. */
+int fp_pins_of_ifindex(const char *root, unsigned ifindex, char *name, size_t len);
 /* A private, unattached instance for BPF_PROG_TEST_RUN (filter test, tests). */
 int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen);
 void fp_filter__close(struct fp_filter *f);

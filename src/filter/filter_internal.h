@@ -28,5 +28,13 @@ struct fp_filter {
 
 extern const char *const fp_gen_map_names[GM_MAX];
 
+/* flock of the pin root held by load and unload: an fd, or a negative errno
+ * with err set (filter_attach.c). */
+int fp_root_lock(const char *root, char *err, size_t errlen);
+/* True if ifindex runs an XDP program in any mode. */
+bool fp_xdp_busy(unsigned ifindex);
+/* What runs on ifindex, and how to remove it by hand, for a refused attach. */
+void fp_xdp_hint(unsigned ifindex, const char *ifname, char *buf, size_t len);
+
 
 #endif

@@ -44,7 +44,9 @@ int fp_status__list(const char *bpffs, char ***names, size_t *n)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/fp_meta", root, e->d_name);
-		if (access(path, F_OK))
+		/* a directory we may not look into is listed: reading it then
+		 * says permission denied, not "not loaded" */
+		if (access(path, F_OK) && !fp_errno_is_perm(-errno))
 			continue;
 		if (cnt == cap) {
 			cap = cap ? cap * 2 : 8;
@@ -88,21 +90,27 @@ static uint32_t read_stages(const char *root, const char *ifname)
 	return mask;
 }
 
-/* OK, MISSING or DETACHED: does the interface still run our entry program? */
-static enum fp_iface_state attach_state(struct fp_filter *f, const struct fp_meta *m,
-					const char *ifname)
+/* OK, RENAMED, DETACHED or MISSING: where does our entry program run? By
+ * the ifindex of the load first, so a renamed interface is still found. */
+static enum fp_iface_state attach_state(struct fp_filter *f, const char *ifname,
+					struct fp_iface_status *st)
 {
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info), id = 0;
-	unsigned idx = if_nametoindex(ifname);
+	struct fp_filter_attach a;
 
-	if (!idx || idx != m->ifindex)
-		return FP_IFACE_MISSING;
-	if (bpf_obj_get_info_by_fd(fp_filter__entry_fd(f), &info, &len))
+	if (fp_filter__attachment(f, &a))
 		return FP_IFACE_DETACHED;
-	if (bpf_xdp_query_id((int)idx, (int)m->xdp_flags, &id) || id != info.id)
+	st->prog_id = a.prog_id;
+	if (a.attached && strcmp(a.ifname, ifname)) {
+		snprintf(st->renamed_to, sizeof(st->renamed_to), "%s", a.ifname);
+		return FP_IFACE_RENAMED;
+	}
+	if (a.attached)
+		return FP_IFACE_OK;
+	/* the name still exists (our program detached, replaced, or the
+	 * interface re-created) or the ifindex does (renamed, then detached) */
+	if (if_nametoindex(ifname) || (a.ifname[0] && !strcmp(a.ifname, ifname)))
 		return FP_IFACE_DETACHED;
-	return FP_IFACE_OK;
+	return FP_IFACE_MISSING;
 }
 
 int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_status *st,
@@ -141,12 +149,107 @@ int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_statu
 	st->default_verdict = v.default_verdict;
 	st->n_rules = v.n_rules;
 	st->stages = read_stages(fp_bpffs_root(bpffs), ifname);
-	st->state = attach_state(f, &v.meta, ifname);
+	st->state = attach_state(f, ifname, st);
 	fp_filter__close(f);
 	if (view)
 		*view = v;
 	else
 		fp_filter_view__free(&v);
+	return 0;
+}
+
+/* The entry program ids pinned under root (0 for a directory without one). */
+static int pinned_ids(const char *bpffs, __u32 **ids, size_t *n)
+{
+	char **names, path[PATH_MAX];
+	int ret = fp_status__list(bpffs, &names, n);
+
+	if (ret)
+		return ret;
+	*ids = calloc(*n + 1, sizeof(**ids));
+	if (!*ids) {
+		fp_status__free_list(names, *n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s/fp_entry", fp_bpffs_root(bpffs), names[i]);
+		fd = bpf_obj_get(path);
+		if (fd < 0 && fp_errno_is_perm(-errno))
+			ret = -EACCES;
+		(*ids)[i] = fp_prog_id(fd);
+		if (fd >= 0)
+			close(fd);
+	}
+	fp_status__free_list(names, *n);
+	if (ret)
+		free(*ids);
+	return ret;
+}
+
+static bool id_in(__u32 id, const __u32 *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+int fp_status__orphans(const char *bpffs, struct fp_iface_status **v, size_t *n)
+{
+	static const __u32 modes[3] = { XDP_FLAGS_DRV_MODE, XDP_FLAGS_SKB_MODE,
+					XDP_FLAGS_HW_MODE };
+	struct if_nameindex *ifs, *i;
+	struct fp_iface_status *out = NULL, *grown;
+	__u32 *ids = NULL;
+	size_t nids = 0, cnt = 0;
+	int ret;
+
+	*v = NULL;
+	*n = 0;
+	ret = pinned_ids(bpffs, &ids, &nids);
+	if (ret)
+		return ret;
+	ifs = if_nameindex();
+	if (!ifs) {
+		free(ids);
+		return -errno;
+	}
+	for (i = ifs; i->if_index; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+		__u32 att[3];
+
+		if (bpf_xdp_query((int)i->if_index, 0, &q))
+			continue;
+		att[0] = q.drv_prog_id, att[1] = q.skb_prog_id, att[2] = q.hw_prog_id;
+		for (int m = 0; m < 3; m++) {
+			if (!att[m] || id_in(att[m], ids, nids) || !fp_prog_is_ours(att[m]))
+				continue;
+			grown = realloc(out, (cnt + 1) * sizeof(*out));
+			if (!grown) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			out = grown;
+			memset(&out[cnt], 0, sizeof(out[cnt]));
+			snprintf(out[cnt].name, sizeof(out[cnt].name), "%s", i->if_name);
+			out[cnt].state = FP_IFACE_ORPHAN;
+			out[cnt].meta.ifindex = i->if_index;
+			out[cnt].meta.xdp_flags = modes[m];
+			out[cnt].prog_id = att[m];
+			cnt++;
+		}
+	}
+out:
+	if_freenameindex(ifs);
+	free(ids);
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	*v = out;
+	*n = cnt;
 	return 0;
 }
 
@@ -157,6 +260,8 @@ const char *fp_iface_state__name(enum fp_iface_state s)
 	case FP_IFACE_MISSING:  return "iface missing";
 	case FP_IFACE_DETACHED: return "detached";
 	case FP_IFACE_BROKEN:   return "broken";
+	case FP_IFACE_RENAMED:  return "renamed";
+	case FP_IFACE_ORPHAN:   return "orphan";
 	}
 	return "?";
 }

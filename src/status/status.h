@@ -23,6 +23,9 @@ enum fp_iface_state {
 	FP_IFACE_MISSING,    /* no interface of that name and ifindex (stale pins) */
 	FP_IFACE_DETACHED,   /* the interface exists but runs another program or none */
 	FP_IFACE_BROKEN,     /* the pins cannot be read (see error, err) */
+	FP_IFACE_RENAMED,    /* our program runs at the ifindex of the load, under
+			      * another name now (renamed_to) */
+	FP_IFACE_ORPHAN,     /* fp_status__orphans: our program attached, no pins */
 };
 
 struct fp_iface_status {
@@ -36,6 +39,8 @@ struct fp_iface_status {
 	uint8_t default_verdict;  /* XDP_PASS / XDP_DROP */
 	size_t n_rules;
 	uint32_t stages;          /* bit s: slot s of fp_stages holds a program */
+	char renamed_to[16];      /* FP_IFACE_RENAMED: the interface's name now */
+	uint32_t prog_id;         /* the pinned entry program (0: unknown) */
 };
 
 /*
@@ -56,7 +61,16 @@ void fp_status__free_list(char **names, size_t n);
 int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_status *st,
 		    struct fp_filter_view *view);
 
-/* "ok", "iface missing", "detached", "broken". */
+/*
+ * Orphans: interfaces of this network namespace that run a program named
+ * fp_entry* (fastpath's) whose id no pin directory under the root holds,
+ * e.g. left by a load that was killed, or pins removed by hand. Each gets
+ * state FP_IFACE_ORPHAN, name, meta.ifindex, meta.xdp_flags and prog_id.
+ * Free *v with free().
+ */
+int fp_status__orphans(const char *bpffs, struct fp_iface_status **v, size_t *n);
+
+/* "ok", "iface missing", "detached", "broken", "renamed", "orphan". */
 const char *fp_iface_state__name(enum fp_iface_state s);
 /* "native", "skb", or "unknown" from fp_meta.xdp_flags. */
 const char *fp_xdp_mode__name(uint32_t xdp_flags);
