@@ -197,6 +197,46 @@ static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 	out_obj_end();
 }
 
+/*
+ * --watch across an unload and a new load: the descriptors of f keep the
+ * old load's maps alive, detached, and would show them as if live. Each
+ * refresh checks that the pins are still those of f's load; if not, f is
+ * closed and the new load opened. While fastpath is not loaded, the watch
+ * waits for a load (as `tail -F` waits for a file), since a reload takes a
+ * second or more and an operator watching it wants to see the new one.
+ * Returns 0 (*f NULL while not loaded) or CLI_FAIL.
+ * *notice gets what changed, for the operator.
+ */
+static int follow_load(const struct cli *cli, const char *ifname, struct fp_filter **f,
+		       char *notice, size_t len)
+{
+	char err[512];
+	int ret;
+
+	notice[0] = 0;
+	if (*f) {
+		ret = fp_filter__pins_current(*f, ifname, cli->bpffs);
+		if (ret == 1)
+			return 0;
+		if (ret < 0 && ret != -ENOENT)
+			return cli_fail(cli, "checking the pins of %s failed: %s", ifname,
+					strerror(-ret));
+		fp_filter__close(*f);
+		*f = NULL;
+		if (ret == -ENOENT)
+			snprintf(notice, len, "%s: fastpath was unloaded; waiting for a load "
+				 "(Ctrl-C to stop)", ifname);
+	}
+	ret = fp_filter__open(ifname, cli->bpffs, f, err, sizeof(err));
+	if (ret == -ENOENT) /* not loaded, or a load still pinning */
+		return 0;
+	if (ret)
+		return cli_fail(cli, "%s", err);
+	snprintf(notice, len, "%s: fastpath was loaded again; showing the new load (counters "
+		 "and generations start over)", ifname);
+	return 0;
+}
+
 int filter_do_stats(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -255,21 +295,41 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 		fputs("\033[?25l", stdout); /* hide the cursor while refreshing */
 	do {
 		double t = now_s();
+		char notice[256] = "";
 
-		ret = fp_filter__view(f, &cur);
-		if (ret) {
-			ret = cli_fail(cli, "reading counters of %s failed: %s", argv[optind],
-				       strerror(-ret));
-			break;
+		if (watch) {
+			ret = follow_load(cli, argv[optind], &f, notice, sizeof(notice));
+			if (ret)
+				break;
+			if (notice[0]) { /* another load: no rates against the old one */
+				fp_filter_view__free(&prev);
+				have_prev = false;
+			}
+			if (notice[0] && !tty)
+				fprintf(stderr, "fastpath: %s\n", notice);
 		}
-		if (tty && watch)
+		if (f) {
+			ret = fp_filter__view(f, &cur);
+			if (ret) {
+				ret = cli_fail(cli, "reading counters of %s failed: %s", argv[optind],
+					       strerror(-ret));
+				break;
+			}
+			if (tty && watch)
+				fputs("\033[H\033[2J", stdout);
+			emit_stats(argv[optind], &cur, have_prev ? &prev : NULL, t - t_prev);
+			have_prev = true;
+			fp_filter_view__free(&prev);
+			prev = cur;
+			t_prev = t;
+		} else if (tty) {
 			fputs("\033[H\033[2J", stdout);
-		emit_stats(argv[optind], &cur, have_prev ? &prev : NULL, t - t_prev);
-		have_prev = true;
+		}
+		if (tty && watch && (notice[0] || !f))
+			printf("\n%s\n", notice[0] ? notice :
+			       "fastpath is not loaded here; waiting for a load (Ctrl-C to stop)");
 		fflush(stdout);
-		fp_filter_view__free(&prev);
-		prev = cur;
-		t_prev = t;
+		ret = CLI_OK;
 		if (watch)
 			for (double slept = 0; slept < period && !stop; slept += 0.1)
 				usleep(100000);
@@ -289,7 +349,8 @@ static const struct cli_verb stats_cmd = {
 	"       starts from 0. Stage counters since load. Rates: two readings --interval MS\n"
 	"       apart (default 1000, 0 for none), or between redraws with --watch.\n"
 	"         --watch [SECONDS]   redraw every SECONDS (default 1) until Ctrl-C; with -j one\n"
-	"                             JSON object a line\n"
+	"                             JSON object a line. Follows an unload and a new load\n"
+	"                             (waits while none), saying so on stderr\n"
 	"       Example: fastpath -j stats eth0 --watch 5 >> stats.jsonl\n",
 };
 

@@ -37,6 +37,9 @@ int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **ou
 /* Detaches and removes the pins. 1: done, but another program than
  * fastpath's is attached to the interface and stays (err says which). */
 int fp_filter__unload(const char *ifname, const char *bpffs, char *err, size_t errlen);
+/* Whether the pins of ifname are still the load f was opened from: 1 yes,
+ * 0 another load replaced it, -ENOENT fastpath is not loaded there now. */
+int fp_filter__pins_current(const struct fp_filter *f, const char *ifname, const char *bpffs);
 /* A private, unattached instance for BPF_PROG_TEST_RUN (filter test, tests). */
 int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen);
 void fp_filter__close(struct fp_filter *f);

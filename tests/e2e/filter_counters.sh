@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rule counters across changes, on a real veth in namespaces.
+# Rule counters across changes, and `stats --watch` across a reload, on a
+# real veth in namespaces.
 #
 # 1. N UDP packets hit rule `flood`, M the default. Then `filter add` of
 #    another rule, `filter del` of a third, and an `apply` of the same file
@@ -7,6 +8,9 @@
 #    `stats -j` and the exporter's metrics (promtool still accepts them);
 #    packets after the changes add to N. A changed rule (same id, other
 #    text) and a changed default start from 0.
+# 2. `stats -j --watch 1` runs in the background while the filter is
+#    unloaded and loaded with another set: it says so on stderr, waits, and
+#    then shows the new load's rules and counters, not the dead ones.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_require python3 curl
@@ -120,6 +124,34 @@ sleep 0.3
 sed 's/^default pass/default drop/' "$T/changed.rules" >"$T/dflt.rules"
 fp filter apply "$va" "$T/dflt.rules" >/dev/null || e2e_fail "filter apply (default drop) failed"
 expect_counts "a changed default starts from 0" 3 0
+
+# ---- 2. stats --watch across an unload and a load ----------------------------------
+e2e_bg timeout 30 ip netns exec "$a" "$FASTPATH" -j filter stats "$va" --watch 1 \
+	>"$T/watch.jsonl" 2>"$T/watch.err"
+watcher=$E2E_BG_PID
+has_rule() { # has_rule ID [PACKETS]: the last line of the watch shows it
+	tail -n 1 "$T/watch.jsonl" | "$PY" -c '
+import json,sys
+d=json.loads(sys.stdin.read()); r={x["id"]: x["packets"] for x in d["rules"]}
+sys.exit(not (sys.argv[1] in r and (len(sys.argv) < 3 or r[sys.argv[1]] == int(sys.argv[2]))))' "$@"
+}
+e2e_wait_for "has_rule flood" 10 || e2e_fail "stats --watch did not show the set: $(tail -n 2 "$T/watch.jsonl" "$T/watch.err")"
+fp filter unload "$va" >/dev/null || e2e_fail "filter unload failed"
+e2e_wait_for "grep -q 'unloaded' $T/watch.err" 10 || true
+check "--watch says the filter was unloaded ($(tr '\n' ' ' <"$T/watch.err"))" grep -q 'was unloaded; waiting' "$T/watch.err"
+check "the watch is still running while nothing is loaded" kill -0 "$watcher"
+printf 'drop udp dport 9600 id fresh\n' >"$T/fresh.rules"
+fp filter load "$va" "$T/fresh.rules" >/dev/null || e2e_fail "filter load (again) failed"
+send 9600 7
+if e2e_wait_for "has_rule fresh 7" 10; then
+	e2e_log "ok: --watch shows the new load's rule and its 7 packets"
+else
+	e2e_log "NOT OK: --watch does not show the new load: $(tail -n 1 "$T/watch.jsonl")"
+	fails=$((fails + 1))
+fi
+check "--watch says it shows the new load" grep -q 'loaded again' "$T/watch.err"
+check "--watch no longer shows the old rules" bash -c "! tail -n 1 $T/watch.jsonl | grep -q flood"
+e2e_kill "$watcher"
 
 (( fails == 0 )) || e2e_fail "$fails checks failed"
 e2e_pass
