@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 22
+#define FP_ABI_VERSION 23
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -491,6 +491,25 @@ struct fp_rule_cnt {
 	__u64 skip;            /* sampling: packets to let go before the next sample */
 };
 FP_ABI_ASSERT(sizeof(struct fp_rule_cnt) == 40);
+
+/*
+ * fp_flt_cnt_base (user space only, per generation, indexed as fp_flt_cnt):
+ * what a rule counted before its generation went live, so the counters of
+ * a rule that an apply kept (same ident) go on from where they were. A
+ * rule's total is its base plus its fp_flt_cnt summed over CPUs; the base
+ * is `carried`, or while `pending` is set (between an apply's flip and the
+ * moment no packet can still count into the old generation) `prior` plus
+ * the old generation's counters at index pending - 1, still moving. The
+ * apply then folds those into `carried` and clears `pending` (release);
+ * a reader loads `pending` first (acquire). skip is unused here.
+ */
+struct fp_rule_cnt_base {
+	struct fp_rule_cnt carried;
+	struct fp_rule_cnt prior;
+	__u32 pending;         /* 0, or 1 + the rule's index in the other generation */
+	__u32 pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_rule_cnt_base) == 88);
 
 /* fp_flt_stats (per CPU, survives applies): how the stage decided. */
 enum fp_flt_stat {

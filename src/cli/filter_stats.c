@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 
 #include "cli/filter_cli.h"
+#include "util/htab.h"
 
 static void rule_id(const char *text, char *id, size_t len)
 {
@@ -79,17 +80,18 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Largest share of one CPU in a rule's packets, in percent (skew). */
+/* Largest share of one CPU in a rule's packets since the last apply, in
+ * percent (skew; the counts carried from before are not per CPU). */
 static double cpu_skew(const struct fp_filter_rule_info *r)
 {
-	uint64_t max = 0;
+	uint64_t max = 0, sum = 0;
 
-	if (!r->total.packets)
-		return 0;
-	for (uint32_t c = 0; c < r->ncpu; c++)
+	for (uint32_t c = 0; c < r->ncpu; c++) {
+		sum += r->per_cpu[c].packets;
 		if (r->per_cpu[c].packets > max)
 			max = r->per_cpu[c].packets;
-	return 100.0 * max / r->total.packets;
+	}
+	return sum ? 100.0 * max / sum : 0;
 }
 
 static void rate_fields(uint64_t pkts, uint64_t bytes, uint64_t pkts0, uint64_t bytes0,
@@ -122,10 +124,47 @@ static void rule_row(const char *id, const struct fp_rule_cnt *c, const struct f
 	out_row_end();
 }
 
+/*
+ * Each rule's counters in the reading before (NULL: none): the rule of the
+ * same text, which keeps its counters across an apply that kept it, so its
+ * rate goes on; a rule new or changed since has no rate yet.
+ */
+static const struct fp_rule_cnt **rules_then(const struct fp_filter_view *v,
+					      const struct fp_filter_view *prev)
+{
+	const struct fp_rule_cnt **then = calloc(v->n_rules + 1, sizeof(*then));
+	struct fp_htab by_text = { 0 };
+
+	if (!then || !prev)
+		return then;
+	if (prev->state.serial == v->state.serial && prev->n_rules == v->n_rules) {
+		for (size_t i = 0; i < v->n_rules; i++)
+			then[i] = &prev->rules[i].total;
+		return then;
+	}
+	if (fp_htab__init(&by_text, sizeof(uint64_t), prev->n_rules * 2 + 16))
+		return then;
+	for (size_t i = 0; i < prev->n_rules; i++) {
+		uint64_t h = fp_hash_bytes(prev->rules[i].text, strlen(prev->rules[i].text));
+
+		fp_htab__add(&by_text, &h, i);
+	}
+	for (size_t i = 0; i < v->n_rules; i++) {
+		uint64_t h = fp_hash_bytes(v->rules[i].text, strlen(v->rules[i].text));
+		uint32_t *at = fp_htab__find(&by_text, &h);
+
+		if (at && !strcmp(prev->rules[*at].text, v->rules[i].text))
+			then[i] = &prev->rules[*at].total;
+	}
+	fp_htab__free(&by_text);
+	return then;
+}
+
 static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 		       const struct fp_filter_view *prev, double dt)
 {
-	bool same_gen = prev && prev->state.serial == v->state.serial && prev->n_rules == v->n_rules;
+	const struct fp_rule_cnt **then = rules_then(v, prev);
+	bool same_dflt = prev && prev->has_rules && prev->default_verdict == v->default_verdict;
 
 	out_obj_begin();
 	out_str("iface", ifname);
@@ -137,10 +176,10 @@ static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 		char id[FP_RULE_ID_MAX];
 
 		rule_id(v->rules[i].text, id, sizeof(id));
-		rule_row(id, &v->rules[i].total, same_gen ? &prev->rules[i].total : NULL, dt,
-			 &v->rules[i]);
+		rule_row(id, &v->rules[i].total, then ? then[i] : NULL, dt, &v->rules[i]);
 	}
-	rule_row("default", &v->dflt, same_gen ? &prev->dflt : NULL, dt, NULL);
+	rule_row("default", &v->dflt, same_dflt ? &prev->dflt : NULL, dt, NULL);
+	free(then);
 	out_list_end();
 	out_list_begin("stage");
 	for (int s = 0; s < FP_FLT_ST_MAX; s++) {
@@ -156,6 +195,46 @@ static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 	}
 	out_list_end();
 	out_obj_end();
+}
+
+/*
+ * --watch across an unload and a new load: the descriptors of f keep the
+ * old load's maps alive, detached, and would show them as if live. Each
+ * refresh checks that the pins are still those of f's load; if not, f is
+ * closed and the new load opened. While fastpath is not loaded, the watch
+ * waits for a load (as `tail -F` waits for a file), since a reload takes a
+ * second or more and an operator watching it wants to see the new one.
+ * Returns 0 (*f NULL while not loaded) or CLI_FAIL.
+ * *notice gets what changed, for the operator.
+ */
+static int follow_load(const struct cli *cli, const char *ifname, struct fp_filter **f,
+		       char *notice, size_t len)
+{
+	char err[512];
+	int ret;
+
+	notice[0] = 0;
+	if (*f) {
+		ret = fp_filter__pins_current(*f, ifname, cli->bpffs);
+		if (ret == 1)
+			return 0;
+		if (ret < 0 && ret != -ENOENT)
+			return cli_fail(cli, "checking the pins of %s failed: %s", ifname,
+					strerror(-ret));
+		fp_filter__close(*f);
+		*f = NULL;
+		if (ret == -ENOENT)
+			snprintf(notice, len, "%s: fastpath was unloaded; waiting for a load "
+				 "(Ctrl-C to stop)", ifname);
+	}
+	ret = fp_filter__open(ifname, cli->bpffs, f, err, sizeof(err));
+	if (ret == -ENOENT) /* not loaded, or a load still pinning */
+		return 0;
+	if (ret)
+		return cli_fail(cli, "%s", err);
+	snprintf(notice, len, "%s: fastpath was loaded again; showing the new load (counters "
+		 "and generations start over)", ifname);
+	return 0;
 }
 
 int filter_do_stats(struct cli *cli, int argc, char **argv)
@@ -217,21 +296,41 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 		fputs("\033[?25l", stdout); /* hide the cursor while refreshing */
 	do {
 		double t = now_s();
+		char notice[256] = "";
 
-		ret = fp_filter__view(f, &cur);
-		if (ret) {
-			ret = cli_fail(cli, "reading counters of %s failed: %s", argv[optind],
-				       strerror(-ret));
-			break;
+		if (watch) {
+			ret = follow_load(cli, argv[optind], &f, notice, sizeof(notice));
+			if (ret)
+				break;
+			if (notice[0]) { /* another load: no rates against the old one */
+				fp_filter_view__free(&prev);
+				have_prev = false;
+			}
+			if (notice[0] && !tty)
+				fprintf(stderr, "fastpath: %s\n", notice);
 		}
-		if (tty && watch)
+		if (f) {
+			ret = fp_filter__view(f, &cur);
+			if (ret) {
+				ret = cli_fail(cli, "reading counters of %s failed: %s", argv[optind],
+					       strerror(-ret));
+				break;
+			}
+			if (tty && watch)
+				fputs("\033[H\033[2J", stdout);
+			emit_stats(argv[optind], &cur, have_prev ? &prev : NULL, t - t_prev);
+			have_prev = true;
+			fp_filter_view__free(&prev);
+			prev = cur;
+			t_prev = t;
+		} else if (tty) {
 			fputs("\033[H\033[2J", stdout);
-		emit_stats(argv[optind], &cur, have_prev ? &prev : NULL, t - t_prev);
-		have_prev = true;
+		}
+		if (tty && watch && (notice[0] || !f))
+			printf("\n%s\n", notice[0] ? notice :
+			       "fastpath is not loaded here; waiting for a load (Ctrl-C to stop)");
 		fflush(stdout);
-		fp_filter_view__free(&prev);
-		prev = cur;
-		t_prev = t;
+		ret = CLI_OK;
 		if (watch)
 			for (double slept = 0; slept < period && !stop; slept += 0.1)
 				usleep(100000);
@@ -246,11 +345,13 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 static const struct cli_verb stats_cmd = {
 	"stats", "IFACE [--watch [SECONDS]] [--interval MS]",
 	"per-stage and per-rule packets, bytes, drops, samples, rates", filter_do_stats,
-	"       Counters are per rule of the live generation (from zero at each apply), stage\n"
-	"       counters since load. Rates: two readings --interval MS apart (default 1000,\n"
-	"       0 for none), or between redraws with --watch.\n"
+	"       Counters are per rule since load: an apply, add or del keeps the counters of\n"
+	"       every rule it leaves unchanged (same id and text); a new or changed rule\n"
+	"       starts from 0. Stage counters since load. Rates: two readings --interval MS\n"
+	"       apart (default 1000, 0 for none), or between redraws with --watch.\n"
 	"         --watch [SECONDS]   redraw every SECONDS (default 1) until Ctrl-C; with -j one\n"
-	"                             JSON object a line\n"
+	"                             JSON object a line. Follows an unload and a new load\n"
+	"                             (waits while none), saying so on stderr\n"
 	"       Example: fastpath -j stats eth0 --watch 5 >> stats.jsonl\n",
 };
 

@@ -92,13 +92,13 @@ static const struct {
 	const char *name, *help;
 } rule_families[] = {
 	[R_PACKETS] = { "fastpath_rule_packets_total",
-		"Packets each rule decided (the first rule that matched); restarts at 0 when a rule set is applied." },
+		"Packets each rule decided (the first rule that matched); kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
 	[R_BYTES] = { "fastpath_rule_bytes_total",
-		"Bytes (whole frames) of the packets each rule decided; restarts at 0 when a rule set is applied." },
+		"Bytes (whole frames) of the packets each rule decided; kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
 	[R_DROPS] = { "fastpath_rule_drops_total",
-		"Packets each rule dropped (a limit rule: those over its rate); restarts at 0 when a rule set is applied." },
+		"Packets each rule dropped (a limit rule: those over its rate); kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
 	[R_SAMPLES] = { "fastpath_rule_samples_total",
-		"Packets of each rule sampled for fastpath dump; restarts at 0 when a rule set is applied." },
+		"Packets of each rule sampled for fastpath dump; kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
 };
 
 static uint64_t rule_value(const struct fp_rule_cnt *c, enum rule_value what)

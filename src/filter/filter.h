@@ -83,6 +83,9 @@ int fp_prog_name(__u32 id, char *name, size_t len);
 bool fp_prog_is_ours(__u32 id);
 /* 1 and the pin directory's name when one under root was loaded on ifindex. */
 int fp_pins_of_ifindex(const char *root, unsigned ifindex, char *name, size_t len);
+/* Whether the pins of ifname are still the load f was opened from: 1 yes,
+ * 0 another load replaced it, -ENOENT fastpath is not loaded there now. */
+int fp_filter__pins_current(const struct fp_filter *f, const char *ifname, const char *bpffs);
 /* A private, unattached instance for BPF_PROG_TEST_RUN (filter test, tests). */
 int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen);
 void fp_filter__close(struct fp_filter *f);

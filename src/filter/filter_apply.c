@@ -182,8 +182,20 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 		snprintf(err, errlen, "waiting for packets in flight failed: %s", strerror(-ret));
 		goto out;
 	}
+	/* the live counters' bases folded, in case the last apply was killed
+	 * before it folded them: the spare's counts are about to be zeroed */
+	if (st.serial) {
+		ret = fp_flt_cnt__fold(f, st.gen & 1);
+		if (ret) {
+			snprintf(err, errlen, "reading the counters failed: %s; the live set is "
+				 "unchanged", strerror(-ret));
+			goto out;
+		}
+	}
 	/* the spare generation: nothing reads it until the flip */
 	ret = write_gen(f, &img, spare);
+	if (!ret)
+		ret = fp_flt_cnt__carry(f, &img, spare, st.serial != 0);
 	if (ret) {
 		snprintf(err, errlen, "writing the new rule set failed: %s; the live set is "
 			 "unchanged", strerror(-ret));
@@ -204,6 +216,11 @@ int fp_filter__apply(struct fp_filter *f, const struct fp_ruleset *set, char *er
 	__atomic_store_n(&live->applied_ns, (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec,
 			 __ATOMIC_RELEASE);
 	munmap(live, len);
+	/* the counts packets made in the old generation until now join the kept
+	 * rules' bases, once none can still count there. If this fails the bases
+	 * stay pending (readers add those counts) and the next apply folds them */
+	if (st.serial && wait_readers() == 0)
+		fp_flt_cnt__fold(f, spare);
 	ret = 0;
 out:
 	fp_flt_image__free(&img);
@@ -300,6 +317,7 @@ static int read_percpu(int fd, __u32 idx, size_t vsz, size_t nsum, void *total, 
 int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 {
 	int ncpu = libbpf_num_possible_cpus(), ret = 0;
+	struct fp_flt_cnt_reader cnt = { 0 };
 	struct fp_flt_gencfg cfg;
 	__u32 zero = 0, gen;
 
@@ -326,6 +344,9 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 		ret = -ENOMEM;
 		goto out;
 	}
+	ret = fp_flt_cnt__reader_open(f, gen, &cnt);
+	if (ret)
+		goto out;
 	for (__u32 i = 0; i < cfg.n_rules; i++) {
 		struct fp_filter_rule_info *r = &v->rules[i];
 		struct fp_flt_text t;
@@ -341,12 +362,13 @@ int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
 		if (bpf_map_lookup_elem(f->gen_fd[GM_TEXT], &ti, &t) == 0)
 			memcpy(r->text, t.text, sizeof(r->text));
 		r->text[sizeof(r->text) - 1] = 0;
-		read_percpu(f->gen_fd[GM_CNT], gen * FP_FLT_CNT_ENTRIES + i,
-			    sizeof(struct fp_rule_cnt), 4, &r->total, r->per_cpu, ncpu);
+		ret = fp_flt_cnt__read(&cnt, i, &r->total, r->per_cpu);
+		if (ret)
+			goto out;
 	}
-	read_percpu(f->gen_fd[GM_CNT], gen * FP_FLT_CNT_ENTRIES + FP_MAX_RULES,
-		    sizeof(struct fp_rule_cnt), 4, &v->dflt, NULL, ncpu);
+	ret = fp_flt_cnt__read(&cnt, FP_MAX_RULES, &v->dflt, NULL);
 out:
+	fp_flt_cnt__reader_close(&cnt);
 	if (ret)
 		fp_filter_view__free(v);
 	return ret;

@@ -5,7 +5,8 @@
 #include "filter/filter.h"
 
 /* The rule maps (two generations side by side), in one order everywhere. */
-enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_QNAMES, GM_MAX };
+enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_QNAMES,
+		   GM_CNT_BASE, GM_MAX };
 
 struct fp_filter {
 	int entry_fd, filter_fd;          /* programs: attached (fp_entry_filter), stage */
@@ -35,6 +36,29 @@ int fp_root_lock(const char *root, char *err, size_t errlen);
 bool fp_xdp_busy(unsigned ifindex);
 /* What runs on ifindex, and how to remove it by hand, for a refused attach. */
 void fp_xdp_hint(unsigned ifindex, const char *ifname, char *buf, size_t len);
+/* Counters kept across applies (filter_counters.c). */
+struct fp_flt_image;
+/* Writes generation spare's counter bases for img: a rule (or the default
+ * verdict) the live generation has too starts from its live totals, pending
+ * until folded; the rest from 0. have_live: a set was applied before. */
+int fp_flt_cnt__carry(struct fp_filter *f, const struct fp_flt_image *img, __u32 spare,
+		      bool have_live);
+/* Adds the other generation's counts into gen's pending bases: only once no
+ * packet can still count there (after an RCU grace period). */
+int fp_flt_cnt__fold(struct fp_filter *f, __u32 gen);
+
+struct fp_flt_cnt_reader {
+	struct fp_filter *f;
+	const struct fp_rule_cnt_base *base; /* fp_flt_cnt_base, mapped read-only */
+	__u32 gen;
+	int ncpu;
+};
+int fp_flt_cnt__reader_open(struct fp_filter *f, __u32 gen, struct fp_flt_cnt_reader *r);
+/* A rule's (idx FP_MAX_RULES: the default's) total: base plus live counts
+ * over CPUs; per_cpu (ncpu entries, optional) gets the live counts alone. */
+int fp_flt_cnt__read(const struct fp_flt_cnt_reader *r, __u32 idx, struct fp_rule_cnt *total,
+		     struct fp_rule_cnt *per_cpu);
+void fp_flt_cnt__reader_close(struct fp_flt_cnt_reader *r);
 
 
 #endif

@@ -57,6 +57,9 @@ FP_GEN_MAP(fp_flt_rules, BPF_MAP_TYPE_ARRAY, FP_MAX_RULES, sizeof(struct fp_flt_
 	   BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_cnt, BPF_MAP_TYPE_PERCPU_ARRAY, FP_FLT_CNT_ENTRIES, sizeof(struct fp_rule_cnt),
 	   0);
+/* what each rule counted before its generation went live (abi.h) */
+FP_GEN_MAP(fp_flt_cnt_base, BPF_MAP_TYPE_ARRAY, FP_FLT_CNT_ENTRIES,
+	   sizeof(struct fp_rule_cnt_base), BPF_F_MMAPABLE); /* user space only */
 FP_GEN_MAP(fp_flt_text, BPF_MAP_TYPE_ARRAY, FP_MAX_RULES, sizeof(struct fp_flt_text),
 	   BPF_F_MMAPABLE); /* user space only */
 FP_GEN_MAP(fp_flt_cmask, BPF_MAP_TYPE_ARRAY, FP_CM_ENTRIES, sizeof(__u64), BPF_F_MMAPABLE);
