@@ -61,18 +61,19 @@ e2e_wait_for "grep -q 'listening on' $T/exporter.log" 10 ||
 port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/exporter.log")
 [[ -n $port ]] || e2e_fail "no port in the exporter's log"
 
-# counts WHAT: "flood=N default=M" as list -j, stats -j and the metrics say.
+# counts WHAT: "flood=N default=M" as list -j, stats -j and the metrics say
+# (the default's id: null or "(default)", or "default" once spelt one way).
 counts() {
 	local from=$1
 	case $from in
 	list)
 		fp -j filter list "$va" | "$PY" -c '
 import json,sys; d=json.load(sys.stdin); r={x["id"]: x["packets"] for x in d}
-print("flood=%s default=%s" % (r.get("flood"), r.get(None)))' ;;
+print("flood=%s default=%s" % (r.get("flood"), r.get(None, r.get("default"))))' ;;
 	stats)
 		fp -j filter stats "$va" --interval 0 | "$PY" -c '
 import json,sys; d=json.load(sys.stdin); r={x["id"]: x["packets"] for x in d["rules"]}
-print("flood=%s default=%s" % (r.get("flood"), r.get("(default)")))' ;;
+print("flood=%s default=%s" % (r.get("flood"), r.get("(default)", r.get("default"))))' ;;
 	metrics)
 		ip netns exec "$a" curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$T/metrics.txt" ||
 			{ echo "no scrape"; return; }
