@@ -168,13 +168,15 @@ step "attack without protection (${UNPROTECTED_S} s): UDP flood 20k/s, DNS water
 phase open
 attack open "$UNPROTECTED_S"
 for (( i = UNPROTECTED_S; i > 0; i-- )); do
-	printf '\r  the victim'"'"'s DNS server has received %s junk queries ' "$(fmt "$(junk)")"
+	# a count updated in place on a terminal; a pipe or a log gets the final line only
+	[[ -t 1 ]] && printf '\r  the victim'"'"'s DNS server has received %s junk queries ' "$(fmt "$(junk)")"
 	sleep 1
 done
 for p in "${ATTACKERS[@]}"; do wait "$p" 2>/dev/null; done
 sleep 0.3
 JUNK_OPEN=$(junk)
-printf '\r  the victim'"'"'s DNS server has received %s%s%s junk queries   \n' "$R" "$(fmt "$JUNK_OPEN")" "$N"
+[[ -t 1 ]] && printf '\r'
+printf '  the victim'"'"'s DNS server has received %s%s%s junk queries   \n' "$R" "$(fmt "$JUNK_OPEN")" "$N"
 
 # ---- 2. protected -----------------------------------------------------------------
 step "loading $(basename "$RULES") at XDP on the victim's veth (native mode)"
