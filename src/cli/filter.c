@@ -208,10 +208,14 @@ static int do_load(struct cli *cli, int argc, char **argv)
 /* What an unload did: where it detached fastpath's program (the interface's
  * name now: a renamed one is found by the ifindex of the load), the pins it
  * removed (each named with --force). */
-static void report_unload(const char *ifname, const struct fp_unload_report *r, bool force)
+static void report_unload(const char *ifname, const struct fp_unload_report *r, bool force,
+			  const char *warning)
 {
 	out_obj_begin();
 	out_str("iface", ifname);
+	out_bool("unloaded", true);
+	if (warning && out_is_json())
+		out_str("warning", warning);
 	if (r->detached) {
 		out_str("detached_from", r->ifname[0] ? r->ifname : NULL);
 		out_u64("ifindex", r->ifindex);
@@ -262,7 +266,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	struct fp_unload_report r;
 	struct timespec t0;
 	bool force = false;
-	char err[512];
+	char err[512], warn[600];
 	int c, ret;
 
 	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
@@ -278,16 +282,20 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	audit_unload(cli, argv[optind], ret, &r, force, err, elapsed_ms(&t0));
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
+	/* the warnings: on stderr, or in -j inside the one document */
+	warn[0] = 0;
 	if (ret > 0)
-		out_warn("%s", err);
+		snprintf(warn, sizeof(warn), "%s", err);
 	else if (!r.detached)
-		out_warn("fastpath's program was not attached (detached by hand, or the "
-			 "interface is gone): only its pins were removed");
+		snprintf(warn, sizeof(warn), "fastpath's program was not attached (detached by "
+			 "hand, or the interface is gone): only its pins were removed");
 	if (r.detached && strcmp(r.ifname, argv[optind]))
-		out_warn("%s was renamed to %s since the load: fastpath's program is "
-			 "detached from %s", argv[optind], r.ifname[0] ? r.ifname : "?",
-			 r.ifname[0] ? r.ifname : "it");
-	report_unload(argv[optind], &r, force);
+		snprintf(warn, sizeof(warn), "%s was renamed to %s since the load: fastpath's "
+			 "program is detached from %s", argv[optind],
+			 r.ifname[0] ? r.ifname : "?", r.ifname[0] ? r.ifname : "it");
+	if (warn[0] && !out_is_json())
+		out_warn("%s", warn);
+	report_unload(argv[optind], &r, force, warn[0] ? warn : NULL);
 	return CLI_OK;
 }
 
