@@ -115,9 +115,14 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	int c, n, ret;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "w:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
+			/* `-w --drops` is a forgotten FILE, not a file named --drops */
+			if (optarg[0] == '-' && optarg[1])
+				return cli_usage(cli, "-w '%s': give FILE (./%s for a file of that name) "
+						 "or - for stdout", optarg, optarg);
 			path = optarg;
 			break;
 		case 'D':
@@ -161,8 +166,14 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
 				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
 			break;
+		case ':':
+			if (optopt == 'w' || !strcmp(argv[optind - 1], "--write"))
+				return cli_usage(cli, "-w needs FILE, or - for stdout");
+			return cli_usage(cli, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cli_usage(cli, "unknown option");
+			if (optopt)
+				return cli_usage(cli, "unknown option '-%c'", optopt);
+			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)
