@@ -39,9 +39,10 @@ struct {
 	__type(value, struct fp_dump_cfg);
 } fp_dump_cfg SEC(".maps");
 
-/* sched_process_exit(struct task_struct *p, bool group_dead) on 6.16 and
- * later (the kernel's BTF: btf_trace_sched_process_exit); it runs in the
- * exiting task. */
+/* sched_process_exit(struct task_struct *p, bool group_dead), the form of
+ * recent kernels (6.18's BTF: btf_trace_sched_process_exit); it runs in
+ * the exiting task. On a kernel with the older one-argument form the load
+ * fails (ctx[1] is out of bounds) and the dump warns. */
 SEC("tp_btf/sched_process_exit")
 int fp_dump_exit(__u64 *ctx)
 {
