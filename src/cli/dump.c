@@ -9,7 +9,9 @@
  * (dump_exit.bpf.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +19,9 @@
 #include <string.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/filter_cli.h"
@@ -62,6 +66,23 @@ static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
 	}
 	k->written++;
 	return 0;
+}
+
+/* The interface's pin directory, locked (as rule-set edits lock it): two
+ * dumps started at once must not both find the interface free. -1 if it
+ * cannot be locked (the start then still checks, unlocked). */
+static int lock_iface(const struct cli *cli, const char *ifname)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/%s", fp_bpffs_root(cli->bpffs), ifname);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /* A pipe's reader went away: poll reports POLLERR on the write end. */
@@ -112,7 +133,7 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	bool pipe_out, gone = false;
 	uint32_t dead;
 	char err[512];
-	int c, n, ret;
+	int c, n, ret, lock;
 
 	optind = 0;
 	opterr = 0;
@@ -208,7 +229,10 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
 		goto out;
 	}
+	lock = lock_iface(cli, ifname);
 	ret = fp_dump__start(f, &o, on_sample, &k, &d, err, sizeof(err));
+	if (lock >= 0)
+		close(lock);
 	if (ret) {
 		ret = cli_fail(cli, "%s", err);
 		goto out;

@@ -10,7 +10,8 @@
 #    without waiting for a packet;
 # 4. state a dead dump left behind (as one killed before this fix, or where
 #    the exit watch could not attach) is not shown by `status`, and the next
-#    dump takes over with a note.
+#    dump takes over with a note;
+# 5. of two dumps started at once, one runs and the other is refused.
 . "$(dirname "$0")/lib.sh"
 e2e_require tshark python3 bpftool
 
@@ -156,6 +157,27 @@ kill -TERM "$s"
 e2e_wait_for "! kill -0 $s" 5 || e2e_fail "dump did not stop on SIGTERM"
 cleared || e2e_fail "sampling on after the take-over dump ended: $(flags)"
 [[ $(stages) != *dump* ]] || e2e_fail "the dump slot is still filled: $(stages)"
+
+# 5. Two dumps started at once: one runs, the other is refused (a start
+#    checks and takes the interface under its lock), 3 rounds.
+for r in 1 2 3; do
+	e2e_bg ip netns exec "$nsv" "$FASTPATH" dump "$ifv" -w "$E2E_TMP/r1.pcapng" 2>"$E2E_TMP/r1.err"
+	r1=$E2E_BG_PID
+	e2e_bg ip netns exec "$nsv" "$FASTPATH" dump "$ifv" -w "$E2E_TMP/r2.pcapng" 2>"$E2E_TMP/r2.err"
+	r2=$E2E_BG_PID
+	e2e_wait_for "! kill -0 $r1 || ! kill -0 $r2" 5 ||
+		e2e_fail "round $r: two dumps run at once on one interface"
+	if kill -0 "$r1" 2>/dev/null; then win=$r1 lose=r2; else win=$r2 lose=r1; fi
+	grep -q 'already running' "$E2E_TMP/$lose.err" ||
+		e2e_fail "round $r: the refused dump does not say why: $(cat "$E2E_TMP/$lose.err")"
+	read -r dm act owner < <(flags)
+	[[ $dm == 1 && $act == 1 && $owner == "$win" ]] ||
+		e2e_fail "round $r: the running dump ($win) does not own the interface: $dm $act $owner"
+	kill -INT "$win"
+	e2e_wait_for "! kill -0 $win" 5 || e2e_fail "round $r: dump did not stop"
+	wait "$r1" "$r2" 2>/dev/null
+	cleared || e2e_fail "round $r: sampling on after both ended: $(flags)"
+done
 
 fp filter unload "$ifv" || e2e_fail "unload"
 e2e_pass
