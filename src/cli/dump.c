@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * `fastpath dump IFACE -w FILE|-`: sampled packets with their XDP verdict
- * and rule, to pcapng. Ends on Ctrl-C, --count or --duration with every
- * buffered sample written, then reports sampled / written / lost.
+ * and rule, to pcapng. Ends on SIGINT, SIGTERM, SIGHUP, --count, --duration
+ * or its reader going away (-w - into a pipe) with every buffered sample
+ * written, then reports sampled / written / lost. The file has its header
+ * at once and whole blocks at most 100 ms old, so a dump killed outright
+ * leaves a readable file; the kernel switches its sampling off then
+ * (dump_exit.bpf.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/filter_cli.h"
@@ -19,6 +29,9 @@
 #include "dump/pcapng.h"
 
 static volatile sig_atomic_t stop;
+
+#define DUMP_BUF      (64 * 1024) /* FILE buffer and pcapng flush_at of -w FILE */
+#define DUMP_FLUSH_MS 100         /* the file lags at most this (and a buffer) */
 
 static void on_signal(int sig)
 {
@@ -55,6 +68,36 @@ static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
 	return 0;
 }
 
+/* The interface's pin directory, locked (as rule-set edits lock it): two
+ * dumps started at once must not both find the interface free. -1 if it
+ * cannot be locked (the start then still checks, unlocked). */
+static int lock_iface(const struct cli *cli, const char *ifname)
+{
+	char dir[PATH_MAX];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s/%s", fp_bpffs_root(cli->bpffs), ifname);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* A pipe's reader went away: poll reports POLLERR on the write end. */
+static bool reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+static uint64_t ms_since(const struct timespec *a, const struct timespec *b)
+{
+	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000);
+}
+
 static int parse_u64(const char *s, uint64_t *v, uint64_t max)
 {
 	char *end;
@@ -85,14 +128,22 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	const char *path = NULL, *ifname;
 	uint64_t v, duration = 0, sampled = 0, lost = 0;
 	FILE *fh = NULL;
-	struct timespec t0, t;
+	struct timespec t0, t, flushed;
+	struct stat sb;
+	bool pipe_out, gone = false;
+	uint32_t dead;
 	char err[512];
-	int c, ret;
+	int c, n, ret, lock;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "w:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
+			/* `-w --drops` is a forgotten FILE, not a file named --drops */
+			if (optarg[0] == '-' && optarg[1])
+				return cli_usage(cli, "-w '%s': give FILE (./%s for a file of that name) "
+						 "or - for stdout", optarg, optarg);
 			path = optarg;
 			break;
 		case 'D':
@@ -136,8 +187,14 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
 				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
 			break;
+		case ':':
+			if (optopt == 'w' || !strcmp(argv[optind - 1], "--write"))
+				return cli_usage(cli, "-w needs FILE, or - for stdout");
+			return cli_usage(cli, "option '%s' needs an argument", argv[optind - 1]);
 		default:
-			return cli_usage(cli, "unknown option");
+			if (optopt)
+				return cli_usage(cli, "unknown option '-%c'", optopt);
+			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)
@@ -148,32 +205,62 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	ret = filter_open(cli, ifname, &f);
 	if (ret)
 		return ret;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGPIPE, SIG_IGN); /* a reader that went away: EPIPE, then a clean stop */
 	fh = strcmp(path, "-") ? fopen(path, "wb") : stdout;
 	if (!fh) {
 		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
-	ret = fp_pcapng__open(fh, &(struct fp_pcapng_opts){ .flush = fh == stdout }, &k.w);
+	pipe_out = fstat(fileno(fh), &sb) == 0 && S_ISFIFO(sb.st_mode);
+	/* a file gets whole blocks only (flush_at), a stream each block at once */
+	if (fh != stdout)
+		setvbuf(fh, NULL, _IOFBF, DUMP_BUF);
+	ret = fp_pcapng__open(fh, &(struct fp_pcapng_opts){ .flush = fh == stdout,
+							.flush_at = DUMP_BUF }, &k.w);
 	if (!ret)
 		ret = k.ifx = fp_pcapng__add_interface(k.w, ifname, FP_PCAPNG_LINKTYPE_ETHERNET,
 						       o.snaplen ? o.snaplen : FP_SNAPLEN_DEFAULT);
+	if (ret >= 0)
+		ret = fp_pcapng__flush(k.w); /* the header at once: readable if killed */
 	if (ret < 0) {
 		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
 		goto out;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	lock = lock_iface(cli, ifname);
 	ret = fp_dump__start(f, &o, on_sample, &k, &d, err, sizeof(err));
+	if (lock >= 0)
+		close(lock);
 	if (ret) {
 		ret = cli_fail(cli, "%s", err);
 		goto out;
 	}
+	if (fp_dump__took_over(d, &dead)) {
+		if (dead)
+			out_warn("a dump (pid %u) ended without switching sampling off; this one took over",
+				 dead);
+		else
+			out_warn("a dump ended without switching sampling off; this one took over");
+	}
+	if (fp_dump__watch_error(d))
+		out_warn("cannot tie the dump to this process (%s): if it is killed with -9, "
+			 "sampling stays on until the next dump or `filter unload`",
+			 strerror(-fp_dump__watch_error(d)));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	flushed = t0;
 	while (!stop && !k.err && !(k.limit && k.written >= k.limit)) {
-		if (fp_dump__poll(d, 100) < 0 && !k.err && !(k.limit && k.written >= k.limit))
+		n = fp_dump__poll(d, DUMP_FLUSH_MS);
+		if (n < 0 && !k.err && !(k.limit && k.written >= k.limit))
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (!k.err && (n == 0 || ms_since(&flushed, &t) >= DUMP_FLUSH_MS)) {
+			k.err = fp_pcapng__flush(k.w);
+			flushed = t;
+		}
+		if (pipe_out && !k.err && reader_gone(fileno(fh)))
+			k.err = -EPIPE;
 		if (duration && (uint64_t)(t.tv_sec - t0.tv_sec) >= duration)
 			break;
 	}
@@ -181,10 +268,17 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	fp_dump__counts(d, &sampled, &lost);
 	ret = fp_pcapng__close(k.w);
 	k.w = NULL;
+	if (k.err == -EPIPE || (!k.err && ret == -EPIPE)) {
+		/* the end of `dump -w - | head`: not a failure */
+		gone = true;
+		k.err = ret = 0;
+	}
 	if (k.err || ret) {
 		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-(k.err ? k.err : ret)));
 		goto out;
 	}
+	if (gone)
+		fprintf(stderr, "the reader of %s went away: stopped\n", path);
 	if (fh == stdout || !out_is_json()) {
 		fprintf(stderr, "%llu sampled, %llu written, %llu lost", (unsigned long long)sampled,
 			(unsigned long long)k.written, (unsigned long long)lost);
@@ -229,8 +323,10 @@ static const struct cli_verb dump_cmd = {
 	"                           stage sees them: --match 'udp dport 53 src 192.0.2.0/24'\n"
 	"         --sample 1/N      1 in N of those (else each rule's own sample 1/N, else all)\n"
 	"         --snaplen N       bytes kept of each (14..2048, default 256)\n"
-	"         --count N, --duration S   stop after N packets or S seconds (or Ctrl-C)\n"
+	"         --count N, --duration S   stop after N packets or S seconds (or Ctrl-C,\n"
+	"                           SIGTERM, SIGHUP, or the reader of - going away)\n"
 	"       At exit: N sampled, N written, N lost (ring full); nothing lost silently.\n"
+	"       Killed (-9), it leaves a readable file and the kernel switches sampling off.\n"
 	"       Example: fastpath dump eth0 --drops --sample 1/100 -w drops.pcapng --duration 60\n",
 };
 

@@ -6,10 +6,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "dump/dump.h"
+#include "dump_exit.skel.h"
 #include "filter/compile.h"
 #include "filter/filter_internal.h"
 
@@ -29,6 +31,10 @@ struct fp_dump {
 	struct ident_id *ids;        /* rule ident -> id, for both generations */
 	size_t n_ids;
 	int stop;
+	struct dump_exit_bpf *watch; /* the exit watch (dump_exit.bpf.c), held, never pinned */
+	int watch_err;               /* why there is none (0: there is) */
+	bool took_over;              /* start cleared what a dead dump left on */
+	uint32_t dead_pid;           /* that dump's process (0: unknown) */
 };
 
 void fp_match__from_rule(const struct fp_rule *r, struct fp_match *m)
@@ -166,13 +172,97 @@ static int discard(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* Whether pid is a live process (a zombie is not: a killed dump stays
+ * one until its parent reaps it). */
+static bool pid_alive(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	bool alive = true;
+	FILE *fh;
+
+	if (!pid || pid > INT32_MAX || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fh = fopen(path, "r");
+	if (fh) {
+		/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+		if (fgets(buf, sizeof(buf), fh) && (p = strrchr(buf, ')')) && p[1] == ' ')
+			alive = p[2] != 'Z' && p[2] != 'X';
+		fclose(fh);
+	}
+	return alive;
+}
+
+/* fp_dump_cfg and the filter's dump flags. */
+static int dump_state(struct fp_filter *f, struct fp_dump_cfg *cfg, __u32 *flags)
+{
+	struct fp_flt_state st;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(f->dcfg_fd, &zero, cfg) || bpf_map_lookup_elem(f->state_fd, &zero, &st))
+		return -errno;
+	*flags = st.dump;
+	return 0;
+}
+
+int fp_dump__running(struct fp_filter *f, uint32_t *pid)
+{
+	struct fp_dump_cfg cfg;
+	__u32 flags;
+	int ret = dump_state(f, &cfg, &flags);
+
+	*pid = 0;
+	if (ret)
+		return ret;
+	if (!cfg.active && !flags)
+		return 0;
+	*pid = cfg.owner_pid;
+	return cfg.active && pid_alive(cfg.owner_pid);
+}
+
+/*
+ * Ties the dump to this process's life: the exit program of
+ * dump_exit.bpf.c on this interface's maps, attached by a link only this
+ * process holds, so the kernel detaches it when the process ends.
+ */
+static int watch_exit(struct fp_dump *d, uint32_t pid)
+{
+	struct dump_exit_bpf *w;
+	struct stat ns;
+	int ret;
+
+	if (stat("/proc/self/ns/pid", &ns))
+		return -errno;
+	w = dump_exit_bpf__open();
+	if (!w)
+		return -errno;
+	w->rodata->owner_tgid = pid;
+	w->rodata->pidns_dev = ns.st_dev;
+	w->rodata->pidns_ino = ns.st_ino;
+	ret = bpf_map__reuse_fd(w->maps.fp_flt_state, d->f->state_fd);
+	if (!ret)
+		ret = bpf_map__reuse_fd(w->maps.fp_dump_cfg, d->f->dcfg_fd);
+	if (!ret)
+		ret = dump_exit_bpf__load(w);
+	if (!ret)
+		ret = dump_exit_bpf__attach(w);
+	if (ret) {
+		dump_exit_bpf__destroy(w);
+		return ret < 0 ? ret : -EINVAL;
+	}
+	d->watch = w;
+	return 0;
+}
+
+static void deactivate(struct fp_dump *d);
+
 int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb cb, void *ctx,
 		   struct fp_dump **out, char *err, size_t errlen)
 {
 	struct fp_dump_cfg cfg = { 0 }, cur;
 	struct fp_dump *d = calloc(1, sizeof(*d));
 	struct ring_buffer *stale;
-	__u32 zero = 0, slot = FP_STAGE_DUMP;
+	__u32 zero = 0, slot = FP_STAGE_DUMP, flags;
 	int ret;
 
 	if (!d)
@@ -182,13 +272,27 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 	d->ctx = ctx;
 	d->mono_to_real = clock_offset();
 	load_ids(d);
-	if (bpf_map_lookup_elem(f->dcfg_fd, &zero, &cur) == 0 && cur.active &&
-	    cur.owner_pid && kill(cur.owner_pid, 0) == 0) {
+	ret = dump_state(f, &cur, &flags);
+	if (ret) {
+		snprintf(err, errlen, "reading the dump's state failed: %s", strerror(-ret));
+		goto fail;
+	}
+	if (cur.active && pid_alive(cur.owner_pid)) {
 		snprintf(err, errlen, "a dump is already running on this interface (pid %u); "
 			 "stop it first", cur.owner_pid);
 		ret = -EBUSY;
 		goto fail;
 	}
+	if (cur.active || flags) {
+		/* its process died without switching sampling off */
+		d->took_over = true;
+		d->dead_pid = cur.owner_pid;
+		d->active = d->slot0 = true;
+		deactivate(d);
+	}
+	/* switched on only once the exit watch holds (a kill between leaves
+	 * nothing on); without it, the next dump takes over as above */
+	d->watch_err = watch_exit(d, (uint32_t)getpid());
 	cfg.active = 1;
 	cfg.owner_pid = getpid();
 	cfg.sample_n = o->sample_n;
@@ -231,7 +335,11 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 		goto fail;
 	}
 	d->active = true;
-	if (o->match) {
+	if (!o->match) {
+		/* a killed --match dump's slot: harmless once its flag is clear
+		 * (fp_entry_filter tests the flag first), but not left behind */
+		bpf_map_delete_elem(f->stages_fd, &slot);
+	} else {
 		if (bpf_map_update_elem(f->stages_fd, &slot, &f->dump_fd, 0)) {
 			ret = -errno;
 			snprintf(err, errlen, "enabling the dump stage failed: %s", strerror(-ret));
@@ -296,11 +404,23 @@ void fp_dump__counts(struct fp_dump *d, uint64_t *sampled, uint64_t *lost)
 	*lost = now.lost - d->base.lost;
 }
 
+bool fp_dump__took_over(const struct fp_dump *d, uint32_t *pid)
+{
+	*pid = d->dead_pid;
+	return d->took_over;
+}
+
+int fp_dump__watch_error(const struct fp_dump *d)
+{
+	return d->watch_err;
+}
+
 void fp_dump__stop(struct fp_dump *d)
 {
 	if (!d)
 		return;
 	deactivate(d);
+	dump_exit_bpf__destroy(d->watch); /* after: it finds owner_pid 0 */
 	ring_buffer__free(d->rb);
 	free(d->ids);
 	free(d);

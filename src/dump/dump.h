@@ -3,7 +3,10 @@
  * A `fastpath dump` session: selects packets (drops only, one rule, terms
  * matched at the head of the pipeline), samples 1 in N of them into the
  * ring buffer, and hands each sample to a callback with its rule id. Counts
- * what the kernel sampled and lost, so nothing is lost silently.
+ * what the kernel sampled and lost, so nothing is lost silently. Sampling
+ * is tied to the process's life: an exit watch (dump_exit.bpf.c, on a link
+ * the process holds) switches it off when the process ends, however it
+ * ends; a dump started over a dead one's state takes it over.
  */
 #ifndef FP_DUMP_DUMP_H
 #define FP_DUMP_DUMP_H
@@ -38,8 +41,21 @@ int fp_dump__poll(struct fp_dump *d, int timeout_ms);
 int fp_dump__drain(struct fp_dump *d);
 /* Kernel-side counts since start: samples tried, and lost to a full ring. */
 void fp_dump__counts(struct fp_dump *d, uint64_t *sampled, uint64_t *lost);
+/* After start: whether it cleared what a dump whose process died had left
+ * switched on (*pid: that process, 0 if unknown). */
+bool fp_dump__took_over(const struct fp_dump *d, uint32_t *pid);
+/* After start: 0 when the dump is tied to this process's life (an exit
+ * watch switches it off however the process ends), else why it is not
+ * (-errno): a kill -9 then leaves sampling on until the next dump takes
+ * over or `filter unload`. */
+int fp_dump__watch_error(const struct fp_dump *d);
 /* Stops (if not yet) and frees. NULL-safe. */
 void fp_dump__stop(struct fp_dump *d);
+
+/* Whether a dump runs on f: 1 (*pid: its process), 0 (none), or -errno.
+ * A dump whose process is gone (or a zombie) does not run even if it left
+ * sampling on; *pid then names that process (0 if unknown). */
+int fp_dump__running(struct fp_filter *f, uint32_t *pid);
 
 /* Fills a dump match from a rule's terms. */
 void fp_match__from_rule(const struct fp_rule *r, struct fp_match *m);

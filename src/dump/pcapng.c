@@ -10,6 +10,8 @@
 struct fp_pcapng {
 	FILE *f;
 	bool flush;
+	size_t flush_at;
+	size_t pending;          /* bytes written since the last fflush */
 	int err;                 /* first write error (sticky), 0 none */
 	uint32_t n_ifaces;
 	uint32_t snaplen[FP_PCAPNG_MAX_IFACES];
@@ -104,11 +106,17 @@ static int block_end(struct fp_pcapng *p, size_t opts_at)
 	total = (uint32_t)p->len;
 	memcpy(p->buf + 4, &total, 4);
 	memcpy(p->buf + p->len - 4, &total, 4);
+	if (p->flush_at && p->pending && p->pending + p->len > p->flush_at) {
+		ret = fp_pcapng__flush(p);
+		if (ret)
+			return ret;
+	}
 	errno = 0;
 	if (fwrite(p->buf, 1, p->len, p->f) != p->len) {
 		p->err = errno ? -errno : -EIO;
 		return p->err;
 	}
+	p->pending += p->len;
 	if (p->flush)
 		return fp_pcapng__flush(p);
 	return 0;
@@ -134,6 +142,7 @@ int fp_pcapng__open(FILE *f, const struct fp_pcapng_opts *opts, struct fp_pcapng
 		return -ENOMEM;
 	p->f = f;
 	p->flush = o.flush;
+	p->flush_at = o.flush_at;
 	if (uname(&u) == 0) {
 		snprintf(os, sizeof(os), "%s %s", u.sysname, u.release);
 		if (!o.hardware)
@@ -233,6 +242,7 @@ int fp_pcapng__flush(struct fp_pcapng *p)
 		p->err = errno ? -errno : -EIO;
 		return p->err;
 	}
+	p->pending = 0;
 	return 0;
 }
 

@@ -24,7 +24,10 @@
  * Every block is built in memory and handed to stdio with one fwrite, so a
  * reader never sees half a block once the stream is flushed. With
  * opts.flush every block is flushed at once (for `-w -` into a pipe:
- * `fastpath dump eth0 -w - | tshark -r -`).
+ * `fastpath dump eth0 -w - | tshark -r -`). With opts.flush_at N and a
+ * FILE buffer of N bytes (setvbuf), the writer flushes before a block would
+ * overflow the buffer, so stdio never writes part of a block: a process
+ * killed at any point leaves a file of whole blocks.
  *
  * Functions return 0 (or an interface index) or a negative errno; nothing
  * prints. A write error (EPIPE when the reader went away, ENOSPC) is
@@ -65,6 +68,8 @@ struct fp_pcapng;
 
 struct fp_pcapng_opts {
 	bool flush;            /* fflush after every block (streaming to a pipe) */
+	size_t flush_at;       /* fflush before the bytes since the last one pass this
+				* (the FILE's buffer size); 0: when stdio likes */
 	const char *userappl;  /* shb_userappl; NULL: "fastpath" */
 	const char *os;        /* shb_os; NULL: uname sysname + release */
 	const char *hardware;  /* shb_hardware; NULL: uname machine */

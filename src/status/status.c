@@ -12,6 +12,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "dump/dump.h"
 
 static int cmp_names(const void *a, const void *b)
 {
@@ -118,6 +119,7 @@ int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_statu
 {
 	struct fp_filter_view v;
 	struct fp_filter *f;
+	uint32_t dump_pid;
 	int ret;
 
 	if (!ifname || !st || strlen(ifname) > NAME_MAX)
@@ -149,6 +151,9 @@ int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_statu
 	st->default_verdict = v.default_verdict;
 	st->n_rules = v.n_rules;
 	st->stages = read_stages(fp_bpffs_root(bpffs), ifname);
+	/* a killed `dump --match` leaves its slot filled, flags clear: idle */
+	if ((st->stages & 1u << FP_STAGE_DUMP) && fp_dump__running(f, &dump_pid) != 1)
+		st->stages &= ~(1u << FP_STAGE_DUMP);
 	st->state = attach_state(f, ifname, st);
 	fp_filter__close(f);
 	if (view)

@@ -200,5 +200,13 @@ for l in 127.0.0.1:99999 127.0.0.1:-1 127.0.0.1:abc 127.0.0.1: '[::1]9100' local
 		bash -c "[[ $rc == 2 ]] && grep -q 'port 0..65535' '$err'"
 done
 
+# ---- dump: an option without its value is named, not "unknown" --------------
+expect 2 dump lo -w && check "dump -w without FILE says so" grep -q -- '-w needs FILE, or - for stdout' "$err"
+expect 2 -j dump lo --write && check "dump --write without FILE, -j" json_has error
+check "dump --write without FILE, -j: the message" grep -q -- '-w needs FILE' "$out"
+expect 2 dump lo -w --drops && check "dump -w --drops: a forgotten FILE" grep -q -- "-w '--drops': give FILE" "$err"
+expect 2 dump lo --count && check "dump --count without N" grep -q -- "option '--count' needs an argument" "$err"
+expect 2 dump lo --bogus && check "dump: the unknown option named" grep -q -- "unknown option '--bogus'" "$err"
+
 (( fails == 0 )) || e2e_fail "$fails checks failed"
 e2e_pass

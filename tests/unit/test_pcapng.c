@@ -493,6 +493,63 @@ static void test_tshark_reads_file(void **state)
 	assert_int_equal(n, N_PKTS);
 }
 
+/* Whole blocks from the start of the file at path, as far as they go:
+ * how many bytes they cover (the rest is a cut block). */
+static size_t whole_blocks(const char *path, size_t *size)
+{
+	static uint8_t b[1 << 20]; /* N_PKTS blocks of at most ~SNAP + 200 bytes */
+	FILE *f = fopen(path, "rb");
+	size_t n, off = 0;
+	uint32_t len;
+
+	assert_non_null(f);
+	n = fread(b, 1, sizeof(b), f);
+	fclose(f);
+	assert_true(n < sizeof(b));
+	while (off + 8 <= n) {
+		memcpy(&len, b + off + 4, 4);
+		if (len < 12 || off + len > n)
+			break;
+		off += len;
+	}
+	*size = n;
+	return off;
+}
+
+/* `dump -w FILE` sets a FILE buffer and flush_at to its size: whatever a
+ * kill -9 leaves on disk is whole blocks, and data reaches the disk while
+ * the writer runs, not only when it closes. */
+static void test_flush_at_whole_blocks(void **state)
+{
+	char path[256];
+	struct fp_pcapng *p;
+	size_t size, whole, flushes = 0, last = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/flush_at.pcapng", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(setvbuf(f, NULL, _IOFBF, 4096), 0);
+	assert_int_equal(fp_pcapng__open(f, &(struct fp_pcapng_opts){ .flush_at = 4096 }, &p), 0);
+	assert_int_equal(fp_pcapng__add_interface(p, ifnames[0], FP_PCAPNG_LINKTYPE_ETHERNET, SNAP), 0);
+	for (int i = 0; i < N_PKTS; i++) {
+		const struct pkt *k = &pkts[i];
+
+		assert_int_equal(fp_pcapng__write_packet(p, 0, k->ts, k->data, k->caplen,
+							 k->origlen, k->verdict, k->comment), 0);
+		whole = whole_blocks(path, &size);
+		assert_int_equal(whole, size); /* on disk: whole blocks only */
+		flushes += size != last;
+		last = size;
+	}
+	assert_true(flushes >= 2); /* written along the way, in several writes */
+	assert_int_equal(fp_pcapng__close(p), 0);
+	fclose(f);
+	whole = whole_blocks(path, &size);
+	assert_int_equal(whole, size);
+}
+
 /* `... -w - | tshark -r -`: the whole stream, flushed per block. */
 static void test_tshark_reads_pipe(void **state)
 {
@@ -578,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_libpcap_reads_back),
 		cmocka_unit_test(test_tshark_reads_file),
 		cmocka_unit_test(test_tshark_reads_pipe),
+		cmocka_unit_test(test_flush_at_whole_blocks),
 		cmocka_unit_test(test_tshark_streams),
 	};
 	int rc;

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The dump's dead man's switch. Each `fastpath dump` loads this program and
+ * attaches it to sched_process_exit through a BPF link that it holds and
+ * never pins. When the dump's process ends, however it ends (kill -9
+ * included), the kernel fires the tracepoint in do_exit before exit_files()
+ * closes the link; the program then switches sampling off as a clean stop
+ * would: the filter's dump flags first, then fp_dump_cfg.active. Every
+ * other process's exit costs one test of group_dead and one helper call.
+ *
+ * It touches a dump that is still its owner's only: a dump that ended
+ * cleanly left owner_pid 0, and a later dump of another process wrote its
+ * own pid there.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <fastpath/abi.h>
+
+/* The dump process, as its own pid namespace (dev, ino) sees it: the
+ * owner_pid it writes to fp_dump_cfg. Set before load. */
+const volatile __u32 owner_tgid = 0;
+const volatile __u64 pidns_dev = 0;
+const volatile __u64 pidns_ino = 0;
+
+/* The interface's maps (the user side hands over their fds before load);
+ * the same definitions as filter_maps.h and bpf/lib/maps.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_flt_state);
+} fp_flt_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_dump_cfg);
+} fp_dump_cfg SEC(".maps");
+
+/* sched_process_exit(struct task_struct *p, bool group_dead), the form of
+ * recent kernels (6.18's BTF: btf_trace_sched_process_exit); it runs in
+ * the exiting task. On a kernel with the older one-argument form the load
+ * fails (ctx[1] is out of bounds) and the dump warns. */
+SEC("tp_btf/sched_process_exit")
+int fp_dump_exit(__u64 *ctx)
+{
+	struct bpf_pidns_info ns;
+	struct fp_flt_state *st;
+	struct fp_dump_cfg *d;
+	__u32 zero = 0;
+
+	if (!(ctx[1] & 0xff)) /* a thread of a process that lives on */
+		return 0;
+	if (bpf_get_ns_current_pid_tgid(pidns_dev, pidns_ino, &ns, sizeof(ns)) ||
+	    ns.tgid != owner_tgid)
+		return 0;
+	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
+	if (!d || d->owner_pid != owner_tgid)
+		return 0;
+	/* apply owns gen, serial and applied_ns of the state: only dump */
+	st = bpf_map_lookup_elem(&fp_flt_state, &zero);
+	if (st)
+		*(volatile __u32 *)&st->dump = 0;
+	d->active = 0;
+	d->use_match = 0;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
