@@ -24,6 +24,7 @@
 #include "gen/gen.h"
 #include "gen/gen_internal.h"
 #include "gen.skel.h"
+#include "util/verbose.h"
 
 #define POLL_NS     1000000ull   /* monitor period: 1 ms */
 #define TRAIN_NS    200000.0     /* at most one train of frames per 200 us */
@@ -70,9 +71,7 @@ static void sleep_ns(uint64_t ns)
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_WARN && getenv("FASTPATH_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
+	return fp_verbose__libbpf_print(level, fmt, ap); /* -v, -vv */
 }
 
 static int check_opts(const struct fp_gen_opts *o, int ncpu, char *err, size_t errlen)
