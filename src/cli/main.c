@@ -16,6 +16,8 @@
 
 #include <bpf/libbpf.h>
 
+#include "util/verbose.h"
+
 /* Weak: an object whose file is not compiled in has a NULL handler. */
 extern int cmd_filter(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_gen(struct cli *cli, int argc, char **argv) __attribute__((weak));
@@ -346,6 +348,7 @@ static void set_output(const struct cli *cli)
 {
 	out_init(cli->pretty ? OUT_JSON_PRETTY : cli->json ? OUT_JSON : OUT_TEXT, NULL, NULL);
 	out_set_verbose(cli->verbose);
+	fp_verbose__set(cli->verbose);
 }
 
 int main(int argc, char **argv)
@@ -366,6 +369,7 @@ int main(int argc, char **argv)
 	char list[256];
 	int c, i, rc;
 
+	libbpf_set_print(fp_verbose__libbpf_print); /* -v: warnings, -vv: debug */
 	cli.bpffs = getenv("FASTPATH_BPFFS");
 	if (!cli.bpffs || !*cli.bpffs)
 		cli.bpffs = FP_BPFFS_DEFAULT;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "cli/rulefile.h"
 
@@ -63,6 +64,14 @@ char *cli_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+double cli_ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 const char *cli_slurp_error(int err)
 {
 	static char msg[96];
@@ -88,15 +97,20 @@ void cli_print_diags(const char *name, const struct fp_diags *d)
 int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset *set)
 {
 	struct fp_diags d = { 0 };
+	struct timespec t0;
 	size_t len;
-	char *text = cli_slurp(path, &len);
+	char *text;
 	int ret;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	text = cli_slurp(path, &len);
 	memset(set, 0, sizeof(*set));
 	if (!text)
 		return cli_fail(cli, "cannot read rule file %s: %s", path, cli_slurp_error(errno));
 	ret = fp_ruleset__parse(text, len, set, &d);
 	free(text);
+	out_dbg(1, "%s: %zu bytes read, %zu rules parsed in %.1f ms", path, len, set->n,
+		cli_ms_since(&t0));
 	if (ret == -EINVAL) {
 		cli_print_diags(path, &d);
 		/* load, apply and test use no file with an error */

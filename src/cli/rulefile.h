@@ -2,6 +2,8 @@
 #ifndef FP_CLI_RULEFILE_H
 #define FP_CLI_RULEFILE_H
 
+#include <time.h>
+
 #include "cli/cli.h"
 #include "rules/rule.h"
 
@@ -25,6 +27,9 @@ void cli_print_diags(const char *name, const struct fp_diags *d);
  * before reading), EISDIR for a directory.
  */
 char *cli_slurp(const char *path, size_t *len);
+/* Milliseconds since t0 (CLOCK_MONOTONIC), for -v timings. */
+double cli_ms_since(const struct timespec *t0);
+
 /* strerror(err), with EFBIG saying the limit. */
 const char *cli_slurp_error(int err);
 

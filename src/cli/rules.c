@@ -14,6 +14,11 @@
 #include "rules/rule.h"
 #include "rules/shadow.h"
 
+static const char *display_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
 /*
  * Reads and parses FILE. Returns CLI_OK with *set filled, CLI_FAIL when the
  * file cannot be read, or CLI_USAGE when it has errors (diags filled).
@@ -22,26 +27,25 @@ static int load_file(struct cli *cli, const char *path, struct fp_ruleset *set,
 		     struct fp_diags *diags)
 {
 	char *text = NULL;
+	struct timespec t0;
 	size_t len = 0;
 	int err;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	text = cli_slurp(path, &len);
 	if (!text)
 		return cli_fail(cli, "rules %s: cannot read '%s': %s", cli->cmd->name, path,
 				cli_slurp_error(errno));
 	err = fp_ruleset__parse(text, len, set, diags);
 	free(text);
+	out_dbg(1, "%s: %zu bytes read, %zu rules parsed in %.1f ms", display_name(path), len,
+		set->n, cli_ms_since(&t0));
 	if (err == -EINVAL || diags->n > 0)
 		return CLI_USAGE;
 	if (err)
 		return cli_fail(cli, "rules %s: cannot parse '%s': %s", cli->cmd->name, path,
 				strerror(-err));
 	return CLI_OK;
-}
-
-static const char *display_name(const char *path)
-{
-	return strcmp(path, "-") ? path : "<stdin>";
 }
 
 static size_t stored(const struct fp_diags *d)
@@ -104,11 +108,16 @@ static void report_shadowed(const char *name, const struct fp_ruleset *set)
 	size_t stopped;
 	int ret;
 
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (out_is_json())
 		out_list_begin("warnings");
 	ret = fp_ruleset__shadowed(set, on_shadowed, &w, &stopped);
 	if (out_is_json())
 		out_list_end();
+	out_dbg(1, "%s: searched %zu rules for shadowed ones in %.1f ms: %zu found", name,
+		ret == 1 ? stopped : set->n, cli_ms_since(&t0), w.n);
 	if (ret == 1)
 		out_warn("%s: the search for rules that can never match stopped at rule %zu (line %u): "
 			 "too much work", name, stopped + 1, set->rules[stopped].line);
@@ -134,8 +143,15 @@ static int do_check(struct cli *cli, int argc, char **argv)
 	if (rc == CLI_FAIL)
 		goto out;
 	/* a file that parses must also compile as `filter apply` compiles it */
-	if (rc == CLI_OK && fp_flt_image__check(&set, &bits, cerr, sizeof(cerr)))
-		rc = CLI_USAGE;
+	if (rc == CLI_OK) {
+		struct timespec t0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (fp_flt_image__check(&set, &bits, cerr, sizeof(cerr)))
+			rc = CLI_USAGE;
+		out_dbg(1, "%s: compiled as filter apply would in %.1f ms: %s", name,
+			cli_ms_since(&t0), rc == CLI_OK ? "accepted" : "refused");
+	}
 	if (out_is_json()) {
 		out_obj_begin();
 		out_str("file", name);

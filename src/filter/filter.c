@@ -23,6 +23,7 @@
 #include <bpf/libbpf.h>
 
 #include "filter/filter_internal.h"
+#include "util/verbose.h"
 #include "entry.skel.h"
 #include "filter.skel.h"
 #include "dump.skel.h"
@@ -57,9 +58,7 @@ const char *fp_bpffs_root(const char *opt)
 
 static int silent_print(enum libbpf_print_level l, const char *fmt, va_list ap)
 {
-	if (l == LIBBPF_WARN && getenv("FASTPATH_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
+	return fp_verbose__libbpf_print(l, fmt, ap); /* -v, -vv */
 }
 
 static void quiet_libbpf(void)

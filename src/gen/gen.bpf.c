@@ -6,9 +6,11 @@
  * back (XDP_DROP: the kernel recycles the page cheaply).
  *
  * Pacing is per CPU, in trains: when `next` has come, a train of `train`
- * frames leaves back to back and `next` moves one train interval on (a
- * sender that fell more than `maxlag` behind skips ahead instead of
- * bursting). All times are ns << FP_GEN_SHIFT so that high rates keep a
+ * frames leaves back to back and `next` moves one train interval on. A
+ * sender that fell behind (its CPU taken by another task, a slow batch)
+ * keeps its credit and catches up at twice the rate (not back to back,
+ * which would overflow a receiver's ring); only one more than `maxlag`
+ * behind skips ahead. All times are ns << FP_GEN_SHIFT so that high rates keep a
  * fraction of a nanosecond of interval.
  */
 #include <linux/bpf.h>
@@ -110,17 +112,22 @@ int fp_gen(struct xdp_md *ctx)
 	} else if (c->interval) {
 		__u64 now = bpf_ktime_get_ns() << FP_GEN_SHIFT;
 
-		if (now < c->next) {
+		if (now < c->next || now < c->gate) {
 			c->paced++;
 			return XDP_DROP;
 		}
-		c->next = c->next + c->maxlag < now ? now + c->interval : c->next + c->interval;
+		if (c->next + c->maxlag < now)
+			c->next = now;                        /* too far behind: skip ahead */
+		c->next += c->interval;                       /* the schedule */
+		c->gate = now + c->interval / 2;           /* behind it: twice the rate */
 		c->left = c->train - 1;
 	}
 	if (rand_src)
 		rewrite_src(ctx);
 	if (rand_label)
 		rewrite_label(ctx);
+	if (!c->sent)
+		c->first_ns = bpf_ktime_get_ns();
 	c->sent++;
 	return XDP_TX;
 }

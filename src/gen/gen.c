@@ -24,10 +24,15 @@
 #include "gen/gen.h"
 #include "gen/gen_internal.h"
 #include "gen.skel.h"
+#include "util/verbose.h"
 
 #define POLL_NS     1000000ull   /* monitor period: 1 ms */
 #define TRAIN_NS    200000.0     /* at most one train of frames per 200 us */
-#define MAXLAG_NS   1000000ull   /* a sender 1 ms behind skips ahead */
+/* A sender this far behind skips ahead; less behind, it catches up. At 1 ms
+ * every stall of the sender's CPU over 1 ms (another task, on a busy
+ * machine several per second) lost its frames for good: --pps 10000 sent
+ * 33-49% of the rate asked with the machine at load 7. */
+#define MAXLAG_NS   100000000ull
 
 struct gen_thread {
 	struct fp_gen *g;
@@ -66,9 +71,7 @@ static void sleep_ns(uint64_t ns)
 
 static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_WARN && getenv("FASTPATH_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	return 0;
+	return fp_verbose__libbpf_print(level, fmt, ap); /* -v, -vv */
 }
 
 static int check_opts(const struct fp_gen_opts *o, int ncpu, char *err, size_t errlen)
@@ -276,10 +279,21 @@ out:
 	return NULL;
 }
 
+/* When the first frame left, over every CPU (CLOCK_MONOTONIC ns, 0: none yet). */
+static uint64_t first_sent(const struct fp_gen *g, const struct fp_gen_cpu *v)
+{
+	uint64_t first = 0;
+
+	for (int c = 0; c < g->ncpu; c++)
+		if (v[c].sent && v[c].first_ns && (!first || v[c].first_ns < first))
+			first = v[c].first_ns;
+	return first;
+}
+
 /* Sums the counters; true when every thread's quota is sent. */
 static bool collect(struct fp_gen *g, struct fp_gen_cpu *v, struct fp_gen_result *r)
 {
-	bool all = g->o.count > 0;
+	bool all = true;
 
 	if (read_cpus(g, v))
 		return false;
@@ -289,7 +303,7 @@ static bool collect(struct fp_gen *g, struct fp_gen_cpu *v, struct fp_gen_result
 		r->paced += v[c].paced;
 	}
 	for (int i = 0; i < g->o.threads; i++)
-		if (v[g->th[i].cpu].sent < g->th[i].quota)
+		if (!g->th[i].quota || v[g->th[i].cpu].sent < g->th[i].quota)
 			all = false;
 	return all;
 }
@@ -308,7 +322,7 @@ int fp_gen__run(struct fp_gen *g, volatile sig_atomic_t *stop, struct fp_gen_res
 	struct sigaction sa = { .sa_handler = on_usr1 };   /* no SA_RESTART */
 	struct fp_gen_cpu *v = calloc((size_t)g->ncpu, sizeof(*v));
 	int nt = g->o.threads, started = 0, ret = 0, have_rf;
-	uint64_t t0, deadline, first = UINT64_MAX, last = 0, rf0 = 0, rf1 = 0;
+	uint64_t t0, deadline, first = UINT64_MAX, last = 0, rf0 = 0, rf1 = 0, sent0 = 0, total;
 	struct gen_refused rf;
 
 	memset(r, 0, sizeof(*r));
@@ -320,10 +334,15 @@ int fp_gen__run(struct fp_gen *g, volatile sig_atomic_t *stop, struct fp_gen_res
 		free(v);
 		return -ENOMEM;
 	}
+	/* paced for a duration: at most pps x duration frames, however the
+	 * sender's CPU was shared (it catches up after a stall) */
+	total = g->o.count;
+	if (!total && g->o.pps && g->o.duration > 0)
+		total = (uint64_t)((double)g->o.pps * g->o.duration + 0.5);
 	for (int i = 0; i < nt; i++) {
 		g->th[i].g = g;
 		g->th[i].cpu = g->o.cpu + i;
-		g->th[i].quota = g->o.count ? g->o.count / nt + ((uint64_t)i < g->o.count % nt) : 0;
+		g->th[i].quota = total ? total / nt + ((uint64_t)i < total % nt) : 0;
 	}
 	ret = seed_cpus(g);
 	if (ret) {
@@ -350,6 +369,10 @@ int fp_gen__run(struct fp_gen *g, volatile sig_atomic_t *stop, struct fp_gen_res
 		}
 		if (now_ns() >= deadline || collect(g, v, r) || all_done(g))
 			break;
+		/* --duration counts from the first frame: a test run's setup (tens
+		 * of ms for the live-frames page pool) is not time spent sending */
+		if (!sent0 && (sent0 = first_sent(g, v)))
+			deadline = sent0 + (uint64_t)(g->o.duration * 1e9);
 		sleep_ns(POLL_NS);
 	}
 	atomic_store(&g->stop_all, 1);
@@ -381,6 +404,8 @@ int fp_gen__run(struct fp_gen *g, volatile sig_atomic_t *stop, struct fp_gen_res
 			last = t->t_end;
 	}
 	collect(g, v, r);
+	if (first_sent(g, v))
+		first = first_sent(g, v); /* the rate is over the time frames were sent */
 	r->seconds = last > first ? (double)(last - first) / 1e9 : 0;
 	r->refused = have_rf && gen_refused_read(&rf, &rf1) == 0 ? rf1 - rf0 : UINT64_MAX;
 out:

@@ -35,6 +35,9 @@ struct fp_gen_cpu {
 	__u64 maxlag;      /* a sender further behind than this skips ahead */
 	__u32 train;       /* frames per train (1..FP_GEN_TRAIN_MAX) */
 	__u32 left;        /* frames left in the current train */
+	__u64 first_ns;    /* CLOCK_MONOTONIC of the first frame sent (0 = none yet) */
+	__u64 gate;        /* no train before this, ns << FP_GEN_SHIFT: trains that
+	                      catch up come half an interval apart */
 };
 
 #define FP_GEN_SHIFT     8   /* fixed-point fraction bits of interval/tat */

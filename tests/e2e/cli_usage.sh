@@ -127,6 +127,12 @@ expect 2 rules check
 expect 2 -j rules check && check "-j missing argument is JSON" json_has error
 expect 2 rules check a b
 expect 0 rules show "$good" && check "show lists the office rule" grep -q office "$out"
+expect 0 rules check "$good" && check "without -v: nothing on stderr" test ! -s "$err"
+expect 0 -v rules check "$good"
+check "-v: the steps with their times" bash -c "grep -q 'good.rules: [0-9]* bytes read, 2 rules parsed in [0-9.]* ms' '$err' &&
+	grep -q 'compiled as filter apply would in [0-9.]* ms: accepted' '$err' &&
+	grep -q 'searched 2 rules for shadowed ones in [0-9.]* ms: 0 found' '$err'"
+expect 0 rules check -v "$good" && check "-v after the verb too" grep -q 'rules parsed' "$err"
 # ids that outputs use for the default verdict's row and for "no value" are refused
 printf 'drop udp dport 9\ndrop tcp id default\npass id - "x"\n' >"$E2E_TMP/reserved.rules"
 expect 2 rules check "$E2E_TMP/reserved.rules"

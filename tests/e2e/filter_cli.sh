@@ -278,6 +278,11 @@ expect 0 filter unload "$va"
 expect 0 -j filter load "$va"
 check "load -j without rules: load_ms, no apply_ms, generation 0" \
 	"$PY" -c "import json,sys; d=json.load(open('$out')); sys.exit(not (d['load_ms']>0 and 'apply_ms' not in d and d['generation']==0 and d['rules']==0))"
+check "load without -v: no libbpf output" bash -c "! grep -q '^libbpf: ' $err"
+expect 0 filter unload "$va"
+expect 0 -vv filter load "$va" "$T/base.rules"
+check "load -vv: libbpf's debug lines, and the rule file's timing" \
+	bash -c "grep -q '^libbpf: loading object' $err && grep -q 'base.rules: .* rules parsed in' $err"
 expect 0 filter unload "$va"
 
 # ---- unload when another program has replaced ours --------------------------
