@@ -16,7 +16,7 @@
 /* The terms this file knows; a rule with another term never covers. */
 #define KNOWN_TERMS (FP_T_L3 | FP_T_PROTO | FP_T_SRC | FP_T_DST | FP_T_SPORT | FP_T_DPORT | \
 		     FP_T_FLAGS | FP_T_LEN | FP_T_TTL | FP_T_VLAN | FP_T_FRAG | FP_T_QNAME |      \
-		     FP_T_QTYPE)
+		     FP_T_QTYPE | FP_T_UNDET | FP_T_ETHER)
 
 static bool range_in(const struct fp_range *in, const struct fp_range *r)
 {
@@ -117,7 +117,9 @@ bool fp_rule__covers(const struct fp_rule *a, const struct fp_rule *b)
 		return false;
 	if ((t & FP_T_QTYPE) && a->qtype != b->qtype)
 		return false;
-	return true; /* FP_T_FRAG: present in both */
+	if ((t & FP_T_ETHER) && a->ether != b->ether)
+		return false;
+	return true; /* FP_T_FRAG, FP_T_UNDET: present in both */
 }
 
 /* ---- the search ---------------------------------------------------------- */
@@ -174,6 +176,8 @@ static void key_eq(struct key *k, uint32_t si, const struct shape *s, const stru
 		put(k, &r->vlan, 2);
 	if (s->terms & FP_T_QTYPE)
 		put(k, &r->qtype, 2);
+	if (s->terms & FP_T_ETHER)
+		put(k, &r->ether, 2);
 	if (s->terms & FP_T_FLAGS)
 		put(k, &fv, 1);
 }

@@ -59,6 +59,9 @@ static const struct {
 	{ "drop ttl 0-3", "drop ttl 1", true },
 	{ "drop vlan 5", "drop vlan 5 udp", true },
 	{ "drop frag", "drop ip frag", true },
+	{ "drop ip6 undetermined-transport", "drop ip6 undetermined-transport src 2001:db8::/32", true },
+	{ "drop ether arp", "drop ether arp vlan 7", true },
+	{ "drop ip", "drop ether ip ip", true },
 	{ "drop udp qtype A", "drop udp qname x.com qtype A", true },
 	/* near misses: b has packets a does not match */
 	{ "drop ip6 udp dport 9", "drop udp dport 9", false },
@@ -85,6 +88,9 @@ static const struct {
 	{ "drop len 100-200", "drop len 99-150", false },
 	{ "drop vlan 5", "drop vlan 6", false },
 	{ "drop frag", "drop udp", false },
+	{ "drop ip6 undetermined-transport", "drop ip6", false },
+	{ "drop ether arp", "drop ether lldp", false },
+	{ "drop ether ip", "drop ip", false },
 	{ "drop ip", "drop ip6", false },
 	{ "drop udp", "drop", false },
 };
