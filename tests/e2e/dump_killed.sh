@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # A dump that dies, however it dies, switches sampling off and leaves a
 # readable file:
-# 1. `dump --match` killed with SIGKILL: within a second the filter's dump
-#    flags and fp_dump_cfg.active are clear, later packets are neither
+# 1. `dump --match` killed with SIGKILL: by the time it is gone the
+#    filter's dump flags and fp_dump_cfg.active are clear, later packets are neither
 #    sampled nor lost, `status` shows no dump stage, and tshark reads every
 #    packet written before the kill (header at once, regular flushes);
 # 2. SIGHUP stops a dump as SIGTERM does: summary printed, exit 0;
 # 3. a dump whose reader went away (-w - into a pipe) stops on its own,
 #    without waiting for a packet;
 # 4. state a dead dump left behind (as one killed before this fix, or where
-#    the exit watch could not attach) is not shown by `status`, and the next
-#    dump takes over with a note;
+#    the exit watch could not attach), its owner gone or a zombie, is not
+#    shown by `status`, and the next dump takes over with a note;
 # 5. of two dumps started at once, one runs and the other is refused.
 . "$(dirname "$0")/lib.sh"
 e2e_require tshark python3 bpftool
@@ -123,40 +123,54 @@ cleared || e2e_fail "sampling on after the reader went away: $(flags)"
 no_sampling "after the reader went away"
 
 # 4. What a dump killed before this fix left behind: slot, flags, config
-#    naming a dead owner.
-dead=$(sh -c 'echo $$') # a process that has ended
-bpftool map update pinned "$pins/fp_stages" key 0 0 0 0 value pinned "$pins/fp_dump" ||
-	e2e_fail "cannot fill the dump slot"
-python3 - "$pins" "$dead" <<'PY' || e2e_fail "cannot write the stale state"
-import subprocess, sys
+#    naming an owner that is gone, or a zombie (kill -0 still finds it).
+stale_case() { # stale_case PID KIND
+	local dead=$1 kind=$2 s dm act owner
+	bpftool map update pinned "$pins/fp_stages" key 0 0 0 0 value pinned "$pins/fp_dump" ||
+		e2e_fail "cannot fill the dump slot"
+	python3 - "$pins" "$dead" <<'PY' || e2e_fail "cannot write the stale state"
+import json, subprocess, sys
 pins, pid = sys.argv[1], int(sys.argv[2])
 def upd(name, off, raw):
-    cmd = ['bpftool', 'map', 'lookup', 'pinned', f'{pins}/{name}', 'key', '0', '0', '0', '0']
-    import json
-    v = bytearray(int(b, 16) for b in json.loads(subprocess.run(['bpftool', '-j'] + cmd[1:],
-            capture_output=True, text=True, check=True).stdout)['value'])
+    key = ['key', '0', '0', '0', '0']
+    v = bytearray(int(b, 16) for b in json.loads(subprocess.run(
+        ['bpftool', '-j', 'map', 'lookup', 'pinned', f'{pins}/{name}'] + key,
+        capture_output=True, text=True, check=True).stdout)['value'])
     v[off:off + len(raw)] = raw
-    subprocess.run(['bpftool', 'map', 'update', 'pinned', f'{pins}/{name}', 'key', '0', '0', '0', '0',
-                    'value'] + [str(b) for b in v], check=True)
+    subprocess.run(['bpftool', 'map', 'update', 'pinned', f'{pins}/{name}'] + key +
+                   ['value'] + [str(b) for b in v], check=True)
 upd('fp_dump_cfg', 0, (1).to_bytes(4, 'little'))
 upd('fp_dump_cfg', 28, pid.to_bytes(4, 'little'))
 upd('fp_flt_state', 4, (3).to_bytes(4, 'little'))
 PY
-read -r dm act owner < <(flags)
-[[ $dm == 3 && $act == 1 && $owner == "$dead" ]] || e2e_fail "stale state not written: $dm $act $owner"
-[[ $(stages) != *dump* ]] || e2e_fail "status shows a dump stage whose owner ($dead) is dead: $(stages)"
-e2e_bg ip netns exec "$nsv" "$FASTPATH" dump "$ifv" -w "$E2E_TMP/s.pcapng" --drops \
-	--duration 60 2>"$E2E_TMP/s.err"
-s=$E2E_BG_PID
-e2e_wait_for "grep -q 'took over' '$E2E_TMP/s.err'" 5 ||
-	e2e_fail "the next dump does not say it took over from pid $dead: $(cat "$E2E_TMP/s.err")"
-grep -q "$dead" "$E2E_TMP/s.err" || e2e_fail "the note does not name pid $dead: $(cat "$E2E_TMP/s.err")"
-read -r dm act owner < <(flags)
-[[ $dm == 1 && $owner == "$s" ]] || e2e_fail "the new dump did not take over: flags $dm owner $owner"
-kill -TERM "$s"
-e2e_wait_for "! kill -0 $s" 5 || e2e_fail "dump did not stop on SIGTERM"
-cleared || e2e_fail "sampling on after the take-over dump ended: $(flags)"
-[[ $(stages) != *dump* ]] || e2e_fail "the dump slot is still filled: $(stages)"
+	read -r dm act owner < <(flags)
+	[[ $dm == 3 && $act == 1 && $owner == "$dead" ]] || e2e_fail "stale state not written: $dm $act $owner"
+	[[ $(stages) != *dump* ]] ||
+		e2e_fail "status shows a dump stage whose owner ($dead, $kind) is dead: $(stages)"
+	e2e_bg ip netns exec "$nsv" "$FASTPATH" dump "$ifv" -w "$E2E_TMP/s.pcapng" --drops \
+		--duration 60 2>"$E2E_TMP/s.err"
+	s=$E2E_BG_PID
+	e2e_wait_for "grep -q 'took over' '$E2E_TMP/s.err'" 5 ||
+		e2e_fail "the next dump does not take over from pid $dead ($kind): $(cat "$E2E_TMP/s.err")"
+	grep -q "pid $dead)" "$E2E_TMP/s.err" ||
+		e2e_fail "the note does not name pid $dead: $(cat "$E2E_TMP/s.err")"
+	read -r dm act owner < <(flags)
+	[[ $dm == 1 && $owner == "$s" ]] || e2e_fail "the new dump did not take over: flags $dm owner $owner"
+	kill -TERM "$s"
+	e2e_wait_for "! kill -0 $s" 5 || e2e_fail "dump did not stop on SIGTERM"
+	cleared || e2e_fail "sampling on after the take-over dump ended: $(flags)"
+	[[ $(stages) != *dump* ]] || e2e_fail "the dump slot is still filled: $(stages)"
+}
+stale_case "$(sh -c 'echo $$')" gone
+# a zombie: a child its parent never waits for (the parent lives 30 s at most)
+e2e_bg python3 -c 'import os, time
+p = os.fork()
+if p == 0: os._exit(0)
+print(p, flush=True); time.sleep(30)' >"$E2E_TMP/zombie"
+e2e_wait_for "[[ -s '$E2E_TMP/zombie' ]]" 5 || e2e_fail "no zombie"
+zombie=$(cat "$E2E_TMP/zombie")
+e2e_wait_for "grep -q '^State:.Z' /proc/$zombie/status" 5 || e2e_fail "$zombie is no zombie"
+stale_case "$zombie" zombie
 
 # 5. Two dumps started at once: one runs, the other is refused (a start
 #    checks and takes the interface under its lock), 3 rounds.
