@@ -314,7 +314,7 @@ static int read_percpu(int fd, __u32 idx, size_t vsz, size_t nsum, void *total, 
 	return 0;
 }
 
-int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
+static int view_once(struct fp_filter *f, struct fp_filter_view *v)
 {
 	int ncpu = libbpf_num_possible_cpus(), ret = 0;
 	struct fp_flt_cnt_reader cnt = { 0 };
@@ -372,6 +372,28 @@ out:
 	if (ret)
 		fp_filter_view__free(v);
 	return ret;
+}
+
+/*
+ * A reader that stalls while an apply flips the generation it is reading and
+ * the next apply rewrites it (now the spare: zeroed counters, new texts)
+ * would see a torn view: counters lower than a moment before. Every flip
+ * bumps state.serial, so a view whose serial moved while it was read is
+ * read again (a few times at most: applies take ~0.1 s, a read ~1 ms).
+ */
+int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v)
+{
+	struct fp_flt_state after;
+	__u32 zero = 0;
+	int ret;
+
+	for (int tries = 0;; tries++) {
+		ret = view_once(f, v);
+		if (ret || tries == 8 || bpf_map_lookup_elem(f->state_fd, &zero, &after) ||
+		    after.serial == v->state.serial)
+			return ret;
+		fp_filter_view__free(v);
+	}
 }
 
 void fp_filter_view__free(struct fp_filter_view *v)

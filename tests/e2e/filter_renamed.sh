@@ -45,7 +45,9 @@ check "... and left the program attached" bash -c "ip -n $ns link show $r | grep
 
 fp -j filter unload "$v" >"$E2E_TMP/un.json" 2>"$E2E_TMP/un.err" || e2e_fail "unload $v failed: $(cat "$E2E_TMP/un.err")"
 check "unload $v reports it detached from $r" test "$(jq_ "$E2E_TMP/un.json" "d['detached_from']")" = "$r"
-check "unload warns about the rename" grep -q "renamed to $r" "$E2E_TMP/un.err"
+check "unload -j warns about the rename, inside its JSON document" python3 -c \
+	'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(("renamed to " + sys.argv[2]) not in d.get("warning", ""))' \
+	"$E2E_TMP/un.json" "$r"
 check "no XDP program on $r after unload" bash -c "! ip -n $ns link show $r | grep -q xdp"
 check "no pins left" test -z "$(find "$FASTPATH_BPFFS" -mindepth 1 ! -name '*.debug' | head -1)"
 ip -n "$ns" link set dev "$r" xdpdrv off 2>/dev/null || true
