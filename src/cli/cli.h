@@ -77,6 +77,14 @@ int cli_run(struct cli *cli, const struct cli_verb *cmd, int argc, char **argv);
 /* Prints the help of an object (its grammar and one line per verb). */
 void cli_help(const struct cli *cli, const struct cli_verb *verbs, FILE *f);
 
+/*
+ * Locks the interface's pin directory (an flock, held until the fd is
+ * closed): rule-set edits (add/add would lose one) and dump starts (two
+ * dumps must not both find the interface free) serialize on it. The fd, or
+ * -1 if it cannot be locked (the caller then goes on unlocked).
+ */
+int cli_lock_iface(const struct cli *cli, const char *ifname);
+
 /* True if arg is -h or --help. */
 bool cli_is_help(const char *arg);
 

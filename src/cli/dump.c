@@ -68,23 +68,6 @@ static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
 	return 0;
 }
 
-/* The interface's pin directory, locked (as rule-set edits lock it): two
- * dumps started at once must not both find the interface free. -1 if it
- * cannot be locked (the start then still checks, unlocked). */
-static int lock_iface(const struct cli *cli, const char *ifname)
-{
-	char dir[PATH_MAX];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s/%s", fp_bpffs_root(cli->bpffs), ifname);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /* A pipe's reader went away: poll reports POLLERR on the write end. */
 static bool reader_gone(int fd)
 {
@@ -229,7 +212,7 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
 		goto out;
 	}
-	lock = lock_iface(cli, ifname);
+	lock = cli_lock_iface(cli, ifname);
 	ret = fp_dump__start(f, &o, on_sample, &k, &d, err, sizeof(err));
 	if (lock >= 0)
 		close(lock);

@@ -32,21 +32,6 @@ int filter_open(const struct cli *cli, const char *ifname, struct fp_filter **f)
 	return CLI_OK;
 }
 
-/* Serializes rule-set edits on one interface (add/add would lose one). */
-static int lock_iface(const struct cli *cli, const char *ifname)
-{
-	char dir[PATH_MAX];
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s/%s", fp_bpffs_root(cli->bpffs), ifname);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && flock(fd, LOCK_EX)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 static double elapsed_ms(const struct timespec *a)
 {
 	struct timespec b;
@@ -375,7 +360,7 @@ int filter_apply_set(struct cli *cli, const char *verb, const char *ifname,
 	struct fp_ruleset live = { 0 };
 	struct timespec t0;
 	char err[512];
-	int ret, lock = lock_iface(cli, ifname);
+	int ret, lock = cli_lock_iface(cli, ifname);
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_filter__ruleset(f, &live, err, sizeof(err));
@@ -434,7 +419,7 @@ static int do_add(struct cli *cli, int argc, char **argv)
 	ret = filter_open(cli, argv[optind], &f);
 	if (ret)
 		return ret;
-	lock = lock_iface(cli, argv[optind]);
+	lock = cli_lock_iface(cli, argv[optind]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	{
 		char err[512];
@@ -510,7 +495,7 @@ static int do_del(struct cli *cli, int argc, char **argv)
 	ret = filter_open(cli, argv[1], &f);
 	if (ret)
 		return ret;
-	lock = lock_iface(cli, argv[1]);
+	lock = cli_lock_iface(cli, argv[1]);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_filter__ruleset(f, &set, err, sizeof(err));
 	if (ret) {
