@@ -20,6 +20,7 @@ _fastpath() {
 	for (( i = 1; i < cword; i++ )); do
 		case ${words[i]} in
 		--bpffs) bpffs=(--bpffs "${words[i+1]}"); (( i++ )); continue ;;
+		--mode|--table-bits|--share) (( i++ )); continue ;; # and their values
 		-*) continue ;;
 		esac
 		if [[ -z $obj ]]; then obj=${words[i]}; nobj=$i
@@ -52,9 +53,9 @@ _fastpath() {
 		case $verb in
 		load) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(all)" -- "$cur")) ||
 			COMPREPLY=($(compgen -f -- "$cur"))
-			[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--mode --table-bits' -- "$cur")) ;;
+			[[ $cur == -* ]] && COMPREPLY=($(compgen -W '--mode --table-bits --share' -- "$cur")) ;;
 		apply) if [[ $cur == -* ]]; then
-				COMPREPLY=($(compgen -W '--dry-run --load --mode --table-bits' -- "$cur"))
+				COMPREPLY=($(compgen -W '--dry-run --load --mode --table-bits --share' -- "$cur"))
 			elif [[ ${#args[@]} == 0 ]]; then
 				COMPREPLY=($(compgen -W "$(loaded)" -- "$cur"))
 				[[ " ${words[*]} " == *" --load "* ]] && COMPREPLY=($(compgen -W "$(all)" -- "$cur"))

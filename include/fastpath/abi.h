@@ -18,7 +18,7 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
-#define FP_ABI_VERSION 23
+#define FP_ABI_VERSION 24
 
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
@@ -135,8 +135,9 @@ struct fp_meta {
 	__u32 xdp_flags;       /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	__u32 flat_bits;       /* a generation's flat tables: 2^flat_bits slots */
 	__u64 loaded_ns;       /* CLOCK_REALTIME at load */
+	char share[16];        /* `load --share NAME`: the rule set's share ("": its own) */
 };
-FP_ABI_ASSERT(sizeof(struct fp_meta) == 24);
+FP_ABI_ASSERT(sizeof(struct fp_meta) == 40);
 
 /* ---- filter stage ------------------------------------------------------ */
 

@@ -80,8 +80,10 @@ void cli_help(const struct cli *cli, const struct cli_verb *verbs, FILE *f);
 /*
  * Locks the interface's pin directory (an flock, held until the fd is
  * closed): rule-set edits (add/add would lose one) and dump starts (two
- * dumps must not both find the interface free) serialize on it. The fd, or
- * -1 if it cannot be locked (the caller then goes on unlocked).
+ * dumps must not both find the interface free) serialize on it. A member
+ * of a share (`load --share NAME`) locks ROOT/shared/NAME instead: an edit
+ * there changes every member's rules. The fd, or -1 if it cannot be locked
+ * (the caller then goes on unlocked).
  */
 int cli_lock_iface(const struct cli *cli, const char *ifname);
 

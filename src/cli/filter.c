@@ -61,6 +61,14 @@ int filter_load_opt(const struct cli *cli, int c, const char *arg, struct fp_fil
 					 FP_FLAT_MIN_BITS, FP_FLAT_MAX_BITS, FP_FLAT_BITS_DEFAULT);
 		lo->table_bits = (unsigned)v;
 		return CLI_OK;
+	case 's': {
+		char err[256];
+
+		if (fp_share__check_name(arg, err, sizeof(err)))
+			return cli_usage(cli, "%s", err);
+		lo->share = arg;
+		return CLI_OK;
+	}
 	}
 	return cli_usage(cli, "unknown option");
 }
@@ -89,8 +97,15 @@ static int report_applied(const struct cli *cli, struct fp_filter *f, const char
 		memset(&v, 0, sizeof(v));
 	out_obj_begin();
 	out_str("iface", ifname);
-	out_u64("rules", n);
+	/* a load that joins a share without a file: the share's rules */
+	out_u64("rules", !t0 && load_ms >= 0 ? v.n_rules : n);
 	out_u64("generation", v.state.serial);
+	if (load_ms >= 0) {
+		char share[sizeof(v.meta.share)];
+
+		snprintf(share, sizeof(share), "%.*s", (int)sizeof(share) - 1, v.meta.share);
+		out_str("share", share[0] ? share : NULL);
+	}
 	if (load_ms >= 0)
 		out_double("load_ms", load_ms);
 	if (t0)
@@ -139,7 +154,12 @@ int filter_load_set(struct cli *cli, const char *ifname, const struct fp_filter_
 	load_ms = elapsed_ms(&t0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (set) {
+		/* a share's rules are every member's: under the share's lock */
+		int lock = lo->share ? cli_lock_iface(cli, ifname) : -1;
+
 		ret = fp_filter__apply(f, set, err, sizeof(err));
+		if (lock >= 0)
+			close(lock);
 		if (ret) {
 			char e2[512];
 
@@ -165,6 +185,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "table-bits", required_argument, NULL, 't' },
+		{ "share", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_filter_load_opts lo = { .bpffs = cli->bpffs };
@@ -172,7 +193,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	int c, ret;
 
 	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
-	while ((c = getopt_long(argc, argv, "m:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:t:s:", opts, NULL)) != -1) {
 		if ((ret = filter_load_opt(cli, c, optarg, &lo)))
 			return ret;
 	}
@@ -213,6 +234,9 @@ static void report_unload(const char *ifname, const struct fp_unload_report *r, 
 		out_null("mode");
 	}
 	out_u64("pins_removed", r->n_pins);
+	out_str("share", r->share[0] ? r->share : NULL);
+	/* the share's own pins went with its last member */
+	out_str("share_removed", r->share_removed[0] ? r->share_removed : NULL);
 	if (force) {
 		out_list_begin("pins");
 		for (unsigned i = 0; i < r->n_pins && i < FP_UNLOAD_MAX_PINS; i++) {
@@ -531,13 +555,14 @@ out:
 }
 
 static const struct cli_verb filter_verbs[] = {
-	{ "load", "IFACE [--mode { native | skb }] [--table-bits N] [FILE]",
+	{ "load", "IFACE [--mode { native | skb }] [--table-bits N] [--share NAME] [FILE]",
 	  "attach the pipeline to IFACE, with the rules of FILE; --table-bits sizes the "
 	  "tuple-key and prefix tables (2^N slots per generation, default 18: about "
-	  "100,000 each)", do_load },
+	  "100,000 each); --share NAME: one rule set, its counters and limits for every "
+	  "interface loaded with NAME (FILE then replaces the share's rules)", do_load },
 	{ "unload", "IFACE [--force]", "detach from IFACE and remove its pins; --force also "
 	  "from incomplete pins or none (a program named fp_entry* only)", do_unload },
-	{ "apply", "IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N]]",
+	{ "apply", "IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N] [--share NAME]]",
 	  "replace the whole rule set atomically (an identical set changes nothing); "
 	  "--dry-run shows the rules added, removed, changed and moved, and changes nothing; "
 	  "--load loads the filter first when it is not loaded", filter_do_apply },

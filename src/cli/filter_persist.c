@@ -62,7 +62,7 @@ static void print_diff(const struct fp_ruleset_diff *d, const struct fp_ruleset 
 	out_list_end();
 }
 
-/* `apply IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N]]` */
+/* `apply IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N] [--share NAME]]` */
 int filter_do_apply(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -70,6 +70,7 @@ int filter_do_apply(struct cli *cli, int argc, char **argv)
 		{ "load", no_argument, NULL, 'l' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "table-bits", required_argument, NULL, 't' },
+		{ "share", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_filter_load_opts lo = { .bpffs = cli->bpffs };
@@ -81,25 +82,27 @@ int filter_do_apply(struct cli *cli, int argc, char **argv)
 	int c, ret;
 
 	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
-	while ((c = getopt_long(argc, argv, "nlm:t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "nlm:t:s:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': dry = true; break;
 		case 'l': load = true; break;
 		case 'm':
 		case 't':
+		case 's':
 			if ((ret = filter_load_opt(cli, c, optarg, &lo)))
 				return ret;
 			load_opts = true;
 			break;
 		default:
 			return cli_usage(cli, "unknown option; apply takes --dry-run, --load, "
-					      "--mode and --table-bits");
+					      "--mode, --table-bits and --share");
 		}
 	}
 	if (argc - optind != 2)
 		return cli_usage(cli, "expected IFACE FILE");
 	if (load_opts && !load)
-		return cli_usage(cli, "--mode and --table-bits are load options: add --load");
+		return cli_usage(cli, "--mode, --table-bits and --share are load options: "
+				      "add --load");
 	ret = cli_read_ruleset(cli, argv[optind + 1], &set);
 	if (ret)
 		return ret;

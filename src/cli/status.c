@@ -3,7 +3,8 @@
  * `fastpath status`: every interface with fastpath pins, its state (ok,
  * renamed, detached, iface missing, broken; orphan: fastpath's program
  * attached with no pins), XDP mode, filled stage slots, rule
- * count, rule-set generation, load and last apply times.
+ * count, rule-set generation, load and last apply times, and the share
+ * of an interface loaded with --share.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ static void stage_list(uint32_t mask, char *buf, size_t len)
 
 static void emit_iface(const struct fp_iface_status *st)
 {
-	char when[32], stages[128];
+	char when[32], stages[128], share[sizeof(st->meta.share)];
 
 	out_row_begin();
 	out_str("iface", st->name);
@@ -61,6 +62,7 @@ static void emit_iface(const struct fp_iface_status *st)
 		out_null("loaded");
 		out_null("applied");
 		out_null("renamed_to");
+		out_null("share");
 		out_row_end();
 		return;
 	}
@@ -78,6 +80,9 @@ static void emit_iface(const struct fp_iface_status *st)
 		out_null("applied");
 	}
 	out_str("renamed_to", st->state == FP_IFACE_RENAMED ? st->renamed_to : NULL);
+	/* last: scripts that read the columns before it keep working */
+	snprintf(share, sizeof(share), "%.*s", (int)sizeof(st->meta.share) - 1, st->meta.share);
+	out_str("share", share[0] ? share : NULL);
 	out_row_end();
 }
 

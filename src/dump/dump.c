@@ -205,6 +205,19 @@ static int dump_state(struct fp_filter *f, struct fp_dump_cfg *cfg, __u32 *flags
 	return 0;
 }
 
+/* Whether f's interface was loaded with --share (its name into share). */
+static bool shared_iface(struct fp_filter *f, char *share, size_t len)
+{
+	struct fp_meta meta;
+	__u32 zero = 0;
+
+	memset(&meta, 0, sizeof(meta));
+	if (bpf_map_lookup_elem(f->meta_fd, &zero, &meta))
+		return false;
+	snprintf(share, len, "%.*s", (int)sizeof(meta.share) - 1, meta.share);
+	return share[0] != 0;
+}
+
 int fp_dump__running(struct fp_filter *f, uint32_t *pid)
 {
 	struct fp_dump_cfg cfg;
@@ -263,6 +276,7 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 	struct fp_dump *d = calloc(1, sizeof(*d));
 	struct ring_buffer *stale;
 	__u32 zero = 0, slot = FP_STAGE_DUMP, flags;
+	char share[sizeof(((struct fp_meta *)0)->share)];
 	int ret;
 
 	if (!d)
@@ -280,6 +294,14 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 	if (cur.active && pid_alive(cur.owner_pid)) {
 		snprintf(err, errlen, "a dump is already running on this interface (pid %u); "
 			 "stop it first", cur.owner_pid);
+		ret = -EBUSY;
+		goto fail;
+	}
+	if (!cur.active && flags && shared_iface(f, share, sizeof(share))) {
+		/* the flags are the share's (fp_flt_state is shared): another
+		 * member's dump set them, and would be switched off by ours */
+		snprintf(err, errlen, "a dump runs on another interface of the share %s "
+			 "(one dump per share at a time): stop it first", share);
 		ret = -EBUSY;
 		goto fail;
 	}

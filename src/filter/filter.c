@@ -129,9 +129,26 @@ static int reuse_shared(struct bpf_object *from, struct bpf_object *to)
 	return 0;
 }
 
-/* Loads the objects (shared maps reused), fills the filter's stage slot. */
-static int load_objects(struct fp_filter *f, bool test_mode, unsigned bits, char *err,
-			size_t errlen)
+/* A share's maps (fp_share_map_names' order) instead of the filter's own. */
+static int reuse_share(struct bpf_object *obj, const int *fds)
+{
+	for (int i = 0; fds && i < FP_SHARE_MAPS; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, fp_share_map_names[i]);
+		int ret;
+
+		if (!m)
+			return -ENOENT;
+		ret = bpf_map__reuse_fd(m, fds[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Loads the objects (shared maps reused; a share's rule maps too when
+ * share_fds is not NULL), fills the filter's stage slot. */
+static int load_objects(struct fp_filter *f, bool test_mode, unsigned bits,
+			const int *share_fds, char *err, size_t errlen)
 {
 	__u32 slot = FP_STAGE_FILTER;
 	int ret;
@@ -158,6 +175,8 @@ static int load_objects(struct fp_filter *f, bool test_mode, unsigned bits, char
 		ret = bpf_map__set_max_entries(f->filter_skel->maps.fp_flt_addr, 2u << bits);
 	if (!ret)
 		ret = reuse_shared(f->entry_skel->obj, f->filter_skel->obj);
+	if (!ret)
+		ret = reuse_share(f->filter_skel->obj, share_fds);
 	if (!ret)
 		ret = filter_bpf__load(f->filter_skel);
 	if (ret) {
@@ -209,7 +228,7 @@ int fp_filter__open_test(struct fp_filter **out, char *err, size_t errlen)
 
 	if (!f)
 		return -ENOMEM;
-	ret = load_objects(f, true, FP_FLAT_BITS_DEFAULT, err, errlen);
+	ret = load_objects(f, true, FP_FLAT_BITS_DEFAULT, NULL, err, errlen);
 	if (ret) {
 		fp_filter__close(f);
 		return ret;
@@ -343,19 +362,72 @@ fail:
 	return ret;
 }
 
+/* This load's share maps in fp_share_map_names' order. */
+static void share_fds_of(const struct fp_filter *f, int *fds)
+{
+	for (int i = 0; i < GM_MAX; i++)
+		fds[i] = f->gen_fd[i];
+	fds[FP_SHARE_STATE] = f->state_fd;
+	fds[FP_SHARE_LIM] = f->lim_fd;
+}
+
+/* With --share: the pin root made and locked before the objects are
+ * loaded (the share's maps must be known then, and two first loads of
+ * one share must not both create it); *fds the share's maps, or all -1
+ * when this load creates it. Sets *bits from the share's. */
+static int share_prepare(const char *root, const struct fp_filter_load_opts *o, int *lock,
+			 int *fds, unsigned *bits, char *err, size_t errlen)
+{
+	unsigned sbits;
+	int ret = mkdirs(root);
+
+	if (ret) {
+		snprintf(err, errlen, "cannot create %s: %s (is a bpffs mounted at %s? "
+			 "`mount -t bpf bpf /sys/fs/bpf`)", root, strerror(-ret), root);
+		return ret;
+	}
+	*lock = fp_root_lock(root, err, errlen);
+	if (*lock < 0)
+		return *lock;
+	/* a share's pins without a member (a crash between): not a share */
+	if (!fp_share__members(root, o->share))
+		fp_share__remove(root, o->share);
+	ret = fp_share__open(root, o->share, fds, &sbits, err, errlen);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	if (o->table_bits && o->table_bits != sbits) {
+		snprintf(err, errlen, "--table-bits %u: the share %s has tables of 2^%u slots "
+			 "(its first member's); drop --table-bits or give %u", o->table_bits,
+			 o->share, sbits, sbits);
+		fp_share__close(fds);
+		return -EINVAL;
+	}
+	*bits = sbits;
+	return 0;
+}
+
 int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 		    struct fp_filter **out, char *err, size_t errlen)
 {
 	const char *root = fp_bpffs_root(o ? o->bpffs : NULL);
+	const char *share = o && o->share ? o->share : NULL;
 	unsigned ifindex = if_nametoindex(ifname);
 	__u32 flags = (o && o->skb_mode) ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE, zero = 0;
 	struct fp_meta meta = { .abi_version = FP_ABI_VERSION };
 	unsigned bits = o && o->table_bits ? o->table_bits : FP_FLAT_BITS_DEFAULT;
 	struct fp_filter *f = NULL;
+	int sfds[FP_SHARE_MAPS];
+	bool share_new = false;
 	char dir[PATH_MAX];
 	struct timespec ts;
-	int ret, lock;
+	int ret, lock = -1;
 
+	for (int i = 0; i < FP_SHARE_MAPS; i++)
+		sfds[i] = -1;
+	if (share && (ret = fp_share__check_name(share, err, errlen)))
+		return ret;
 	if (bits < FP_FLAT_MIN_BITS || bits > FP_FLAT_MAX_BITS) {
 		snprintf(err, errlen, "--table-bits %u: give %d..%d", bits, FP_FLAT_MIN_BITS,
 			 FP_FLAT_MAX_BITS);
@@ -382,10 +454,18 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 		fp_xdp_hint(ifindex, ifname, err, errlen);
 		return -EEXIST;
 	}
+	if (share) {
+		ret = share_prepare(root, o, &lock, sfds, &bits, err, errlen);
+		if (ret)
+			goto fail;
+		share_new = sfds[0] < 0;
+	}
 	f = filter_new();
-	if (!f)
-		return -ENOMEM;
-	ret = load_objects(f, false, bits, err, errlen);
+	if (!f) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = load_objects(f, false, bits, share_new ? NULL : (share ? sfds : NULL), err, errlen);
 	if (ret)
 		goto fail;
 	meta.flat_bits = bits;
@@ -393,29 +473,48 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 	meta.ifindex = ifindex;
 	meta.xdp_flags = flags;
 	meta.loaded_ns = (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	if (share)
+		snprintf(meta.share, sizeof(meta.share), "%s", share);
 	bpf_map_update_elem(f->meta_fd, &zero, &meta, 0);
 
-	ret = mkdirs(root);
-	if (ret) {
-		snprintf(err, errlen, "cannot create %s: %s (is a bpffs mounted at %s? "
-			 "`mount -t bpf bpf /sys/fs/bpf`)", root, strerror(-ret), root);
-		goto fail;
-	}
-	/* one load or unload of this root at a time, from the check that the
-	 * pin directory is absent until the program is attached: two loads at
-	 * once used to pin over each other and leave a program with no pins */
-	lock = fp_root_lock(root, err, errlen);
 	if (lock < 0) {
-		ret = lock;
-		goto fail;
+		ret = mkdirs(root);
+		if (ret) {
+			snprintf(err, errlen, "cannot create %s: %s (is a bpffs mounted at %s? "
+				 "`mount -t bpf bpf /sys/fs/bpf`)", root, strerror(-ret), root);
+			goto fail;
+		}
+		/* one load or unload of this root at a time, from the check that
+		 * the pin directory is absent until the program is attached: two
+		 * loads at once used to pin over each other and leave a program
+		 * with no pins */
+		lock = fp_root_lock(root, err, errlen);
+		if (lock < 0) {
+			ret = lock;
+			goto fail;
+		}
+	}
+	if (share_new) {
+		int mine[FP_SHARE_MAPS];
+
+		share_fds_of(f, mine);
+		ret = fp_share__pin(mine, root, share, err, errlen);
+		if (ret)
+			goto fail;
 	}
 	ret = pin_and_attach(f, root, dir, ifname, ifindex, flags, err, errlen);
-	close(lock);
+	if (ret && share_new)
+		fp_share__remove(root, share);
 	if (ret)
 		goto fail;
+	close(lock);
+	fp_share__close(sfds);
 	*out = f;
 	return 0;
 fail:
+	if (lock >= 0)
+		close(lock);
+	fp_share__close(sfds);
 	fp_filter__close(f);
 	return ret;
 }

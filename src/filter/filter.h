@@ -23,7 +23,16 @@ struct fp_filter_load_opts {
 	const char *bpffs;   /* pin root; NULL: $FASTPATH_BPFFS or /sys/fs/bpf/fastpath */
 	bool skb_mode;       /* generic XDP instead of native */
 	unsigned table_bits; /* flat tables of 2^N slots per generation; 0: the default */
+	const char *share;   /* one rule set for every interface loaded with this name
+			      * (NULL: the interface's own); see filter_share.c */
 };
+
+/* Shares: names of 1..FP_SHARE_NAME_MAX of [A-Za-z0-9_-]. */
+#define FP_SHARE_NAME_MAX 15
+int fp_share__check_name(const char *name, char *err, size_t errlen);
+/* Under the pin root's lock: removes every share without a member; the
+ * first one removed into removed (may be NULL). Returns how many. */
+int fp_share__gc(const char *root, char *removed, size_t len);
 
 /* The pin root in effect for an optional --bpffs value. */
 const char *fp_bpffs_root(const char *opt);
@@ -44,6 +53,8 @@ struct fp_unload_report {
 	__u32 xdp_flags;             /* the mode it ran in (XDP_FLAGS_*_MODE) */
 	__u32 other_id;              /* another program attached there, left alone (0: none) */
 	unsigned n_pins;             /* pins removed */
+	char share[16];              /* the interface's share ("": none) */
+	char share_removed[16];      /* a share left without members, removed ("": none) */
 	char pins[FP_UNLOAD_MAX_PINS][64]; /* their names (the first FP_UNLOAD_MAX_PINS) */
 };
 

@@ -368,6 +368,11 @@ int fp_filter__unload(const char *ifname, const char *bpffs, bool force,
 		goto out;
 	if (have_dir)
 		ret = remove_pins(dir, r, err, errlen);
+	snprintf(r->share, sizeof(r->share), "%.*s", FP_SHARE_NAME_MAX, meta.share);
+	/* the share's own pins go with its last member (--force: also a share
+	 * whose members went without it) */
+	if (!ret && lock >= 0)
+		fp_share__gc(root, r->share_removed, sizeof(r->share_removed));
 	if (!ret && !have_dir && !r->detached) {
 		snprintf(err, errlen, "nothing of fastpath's on %s: no pins (%s) and no "
 			 "fastpath program attached", ifname, dir);

@@ -29,6 +29,25 @@ struct fp_filter {
 
 extern const char *const fp_gen_map_names[GM_MAX];
 
+/* A share's maps (filter_share.c): the GM_* ones in their order, then
+ * fp_flt_state and fp_flt_lim. Pinned under ROOT/FP_SHARE_DIR/NAME. */
+#define FP_SHARE_DIR "shared"
+enum { FP_SHARE_STATE = GM_MAX, FP_SHARE_LIM, FP_SHARE_MAPS };
+extern const char *const fp_share_map_names[FP_SHARE_MAPS];
+int fp_share__dir(const char *root, const char *name, char *dir, size_t len);
+/* The share's pinned maps into fds (FP_SHARE_MAPS) and its table bits;
+ * -ENOENT when there is no such share (err untouched), other errors with
+ * err set. Close with fp_share__close. */
+int fp_share__open(const char *root, const char *name, int *fds, unsigned *bits, char *err,
+		   size_t errlen);
+void fp_share__close(int *fds);
+/* Pins fds (FP_SHARE_MAPS, fp_share_map_names' order) as the share name. */
+int fp_share__pin(const int *fds, const char *root, const char *name, char *err, size_t errlen);
+/* Removes the share's pins and directory. */
+void fp_share__remove(const char *root, const char *name);
+/* How many interfaces under root are loaded with share name. */
+int fp_share__members(const char *root, const char *name);
+
 /* flock of the pin root held by load and unload: an fd, or a negative errno
  * with err set (filter_attach.c). */
 int fp_root_lock(const char *root, char *err, size_t errlen);
