@@ -73,6 +73,41 @@ static bool readable(const struct fp_metrics_iface *m)
 	return m->view && m->st->state != FP_IFACE_BROKEN;
 }
 
+/* The interface's share into buf ("" when its rule set is its own). */
+static const char *share_of(const struct fp_metrics_iface *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)sizeof(m->st->meta.share) - 1,
+		 m->st->state == FP_IFACE_ORPHAN ? "" : m->st->meta.share);
+	return buf;
+}
+
+/* Whether an earlier readable interface than i is in the same share: the
+ * share's rule counters are written once, for the first. */
+static bool share_seen(const struct fp_metrics *m, size_t i, const char *share)
+{
+	char other[sizeof(m->ifaces[0].st->meta.share)];
+
+	for (size_t j = 0; share[0] && j < i; j++)
+		if (readable(&m->ifaces[j]) &&
+		    !strcmp(share_of(&m->ifaces[j], other, sizeof(other)), share))
+			return true;
+	return false;
+}
+
+/* A rule counter's labels: {iface="IFACE" of an interface's own rule set,
+ * {share="NAME" of a share's (one series for all its members, so that a
+ * sum over the series counts every packet once). */
+static void open_rule_sample(FILE *f, const char *name, const char *iface, const char *share)
+{
+	if (!share[0]) {
+		open_sample(f, name, iface);
+		return;
+	}
+	fprintf(f, "%s{share=\"", name);
+	fp_metrics__put_label(f, share);
+	fputc('"', f);
+}
+
 static const char *stat_verdict(int s)
 {
 	switch (s) {
@@ -92,13 +127,13 @@ static const struct {
 	const char *name, *help;
 } rule_families[] = {
 	[R_PACKETS] = { "fastpath_rule_packets_total",
-		"Packets each rule decided (the first rule that matched); kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
+		"Packets each rule decided (the first rule that matched); kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0. Labelled iface=, or share= for the one rule set of the interfaces loaded with --share." },
 	[R_BYTES] = { "fastpath_rule_bytes_total",
-		"Bytes (whole frames) of the packets each rule decided; kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
+		"Bytes (whole frames) of the packets each rule decided; kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0. Labelled iface=, or share= for the one rule set of the interfaces loaded with --share." },
 	[R_DROPS] = { "fastpath_rule_drops_total",
-		"Packets each rule dropped (a limit rule: those over its rate); kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
+		"Packets each rule dropped (a limit rule: those over its rate); kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0. Labelled iface=, or share= for the one rule set of the interfaces loaded with --share." },
 	[R_SAMPLES] = { "fastpath_rule_samples_total",
-		"Packets of each rule sampled for fastpath dump; kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0." },
+		"Packets of each rule sampled for fastpath dump; kept across changes that leave the rule as it was (same id and text); a new or changed rule starts at 0. Labelled iface=, or share= for the one rule set of the interfaces loaded with --share." },
 };
 
 static uint64_t rule_value(const struct fp_rule_cnt *c, enum rule_value what)
@@ -120,17 +155,21 @@ static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value w
 	family(f, name, "counter", rule_families[what].help);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_filter_view *v = m->ifaces[i].view;
+		char share[sizeof(m->ifaces[i].st->meta.share)];
 
 		if (!readable(&m->ifaces[i]))
 			continue;
+		share_of(&m->ifaces[i], share, sizeof(share));
+		if (share_seen(m, i, share))
+			continue;
 		for (size_t r = 0; r < v->n_rules; r++) {
 			rule_id(v->rules[r].text, id, sizeof(id));
-			open_sample(f, name, m->ifaces[i].st->name);
+			open_rule_sample(f, name, m->ifaces[i].st->name, share);
 			label(f, "rule", id);
 			value_u64(f, rule_value(&v->rules[r].total, what));
 		}
 		/* the default verdict, spelled as in filter list, stats and dump */
-		open_sample(f, name, m->ifaces[i].st->name);
+		open_rule_sample(f, name, m->ifaces[i].st->name, share);
 		label(f, "rule", "default");
 		value_u64(f, rule_value(&v->dflt, what));
 	}
@@ -208,14 +247,18 @@ static void iface_info(FILE *f, const struct fp_metrics *m)
 	const char *name = "fastpath_interface_info";
 
 	family(f, name, "gauge",
-	       "1 for every interface with fastpath pins (state ok, renamed, detached, iface missing or broken) or running fastpath's program without pins (orphan).");
+	       "1 for every interface with fastpath pins (state ok, renamed, detached, iface missing or broken) or running fastpath's program without pins (orphan); share: the rule set it shares (load --share), absent when its own.");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
+		char share[sizeof(st->meta.share)];
 
 		open_sample(f, name, st->name);
 		label(f, "state", fp_iface_state__name(st->state));
 		label(f, "mode", st->state == FP_IFACE_BROKEN ? "unknown" :
 		      fp_xdp_mode__name(st->meta.xdp_flags));
+		/* absent and empty are one to Prometheus: only members carry it */
+		if (share_of(&m->ifaces[i], share, sizeof(share))[0])
+			label(f, "share", share);
 		value_u64(f, 1);
 	}
 }

@@ -9,7 +9,8 @@
 # 2. `filter add` on va2 shows on va1; 30 flood packets into va1 and 20
 #    into va2: the rule counter says 50 on both, each interface's stage
 #    counters say only its own (30 and 20 rule drops). An apply on va1
-#    waits for the share's lock (held by flock(1)) and is va2's set.
+#    waits for the share's lock (held by flock(1)) and is va2's set. The
+#    exporter writes the share's rule counters once, labelled share="S".
 # 3. refused: a third load with another --table-bits than the share's, a
 #    bad share name (exit 2), --share on apply without --load (exit 2); a
 #    dump on va2 while one runs on va1.
@@ -19,7 +20,7 @@
 #    member removes the share's pins too.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-e2e_require bpftool python3
+e2e_require bpftool python3 curl flock
 [[ -x $FASTPATH ]] || e2e_fail "no binary at $FASTPATH; run make"
 
 a=$(e2e_name a); b=$(e2e_name b); c=$(e2e_name c)
@@ -93,6 +94,23 @@ wait_eq "flood on va2" "rule_pkts $va2 flood" 50
 wait_eq "rule drops of va1's stage" "stage_drops $va1" 30
 wait_eq "rule drops of va2's stage" "stage_drops $va2" 20
 e2e_log "ok: add on va2 shows on va1; rule counter 50 on both, stage counters 30 and 20"
+# the exporter: the share's rule counters once (share=), stage counters
+# and info per interface
+e2e_bg ip netns exec "$a" "$FASTPATH" exporter --listen 127.0.0.1:0 2>"$T/exporter.log"
+exp=$E2E_BG_PID
+e2e_wait_for "grep -q 'listening on' $T/exporter.log" 10 || e2e_fail "no exporter: $(cat "$T/exporter.log")"
+port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/exporter.log")
+ip netns exec "$a" curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$T/metrics.txt" || e2e_fail "no scrape"
+e2e_kill "$exp"
+[[ $(grep -c '^fastpath_rule_packets_total{share="S",rule="flood"} 50$' "$T/metrics.txt") == 1 ]] ||
+	e2e_fail "the share's flood counter is not there once: $(grep rule_packets "$T/metrics.txt")"
+! grep -qE "^fastpath_rule_packets_total\{iface=\"($va1|$va2)\"" "$T/metrics.txt" ||
+	e2e_fail "rule counters per member: $(grep rule_packets "$T/metrics.txt")"
+grep -q "^fastpath_stage_packets_total{iface=\"$va2\",stage=\"filter\",verdict=\"drop\",decision=\"rule_drop\"} 20$" "$T/metrics.txt" ||
+	e2e_fail "va2's stage counter: $(grep "stage_packets.*$va2" "$T/metrics.txt")"
+grep -q "^fastpath_interface_info{iface=\"$va1\",.*share=\"S\"} 1$" "$T/metrics.txt" ||
+	e2e_fail "interface_info without the share: $(grep interface_info "$T/metrics.txt")"
+e2e_log "ok: the exporter writes the share's rule counters once"
 # an edit waits for the share's lock, not the interface's; apply on va1
 # (without `more`) is va2's set too, flood's count kept
 e2e_bg flock -x "$R/shared/S" sleep 2

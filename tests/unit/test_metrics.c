@@ -197,6 +197,51 @@ static void test_families(void **state)
 	assert_int_equal(nfam, 15);
 }
 
+/* Two members of share s1 (the same rule set, read through each) and one
+ * interface of its own: the share's rule counters once, labelled share=,
+ * so a sum over all series counts each packet once; the stage counters and
+ * the info per interface, the members' info with share=. */
+static void test_share(void **state)
+{
+	struct fp_filter_rule_info r = { 0 };
+	struct fp_filter_view v[3];
+	struct fp_iface_status st[3];
+	struct fp_metrics_iface mi[3];
+	const char *names[3] = { "p1", "p2", "solo" };
+	struct fp_metrics m = { .ifaces = mi, .n = 3 };
+	char *p;
+	int n = 0;
+
+	(void)state;
+	memset(v, 0, sizeof(v));
+	memset(st, 0, sizeof(st));
+	snprintf(r.text, sizeof(r.text), "drop udp dport 9 id nine");
+	r.total = (struct fp_rule_cnt){ .packets = 30, .bytes = 1800 };
+	for (int i = 0; i < 3; i++) {
+		v[i].n_rules = 1;
+		v[i].rules = &r;
+		v[i].has_rules = true;
+		v[i].stage[FP_FLT_ST_RULE_DROP] = (struct fp_counter){ .packets = 10 * (i + 1) };
+		snprintf(st[i].name, sizeof(st[i].name), "%s", names[i]);
+		st[i].state = FP_IFACE_OK;
+		st[i].meta.xdp_flags = XDP_FLAGS_DRV_MODE;
+		if (i < 2)
+			snprintf(st[i].meta.share, sizeof(st[i].meta.share), "s1");
+		mi[i] = (struct fp_metrics_iface){ .st = &st[i], .view = &v[i] };
+	}
+	assert_int_equal(fp_metrics__render(&m, &text, &len), 0);
+	assert_has("fastpath_rule_packets_total{share=\"s1\",rule=\"nine\"} 30");
+	assert_has("fastpath_rule_packets_total{iface=\"solo\",rule=\"nine\"} 30");
+	for (p = text; (p = strstr(p, "fastpath_rule_packets_total{")); p++)
+		n++;
+	assert_int_equal(n, 4); /* nine and the default: once for s1, once for solo */
+	assert_null(strstr(text, "fastpath_rule_packets_total{iface=\"p"));
+	assert_has("fastpath_stage_packets_total{iface=\"p1\",stage=\"filter\",verdict=\"drop\",decision=\"rule_drop\"} 10");
+	assert_has("fastpath_stage_packets_total{iface=\"p2\",stage=\"filter\",verdict=\"drop\",decision=\"rule_drop\"} 20");
+	assert_has("fastpath_interface_info{iface=\"p2\",state=\"ok\",mode=\"native\",share=\"s1\"} 1");
+	assert_has("fastpath_interface_info{iface=\"solo\",state=\"ok\",mode=\"native\"} 1");
+}
+
 static void test_escape(void **state)
 {
 	char *buf = NULL;
@@ -276,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_values, teardown),
 		cmocka_unit_test_teardown(test_families, teardown),
+		cmocka_unit_test_teardown(test_share, teardown),
 		cmocka_unit_test_teardown(test_escape, teardown),
 		cmocka_unit_test_teardown(test_empty, teardown),
 		cmocka_unit_test_teardown(test_scrape_no_root, teardown),
