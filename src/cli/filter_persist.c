@@ -62,6 +62,25 @@ static void print_diff(const struct fp_ruleset_diff *d, const struct fp_ruleset 
 	out_list_end();
 }
 
+/* apply --load --share NAME on an interface loaded already: only into
+ * that share (the file would otherwise go to another rule set than the
+ * one the command names). */
+static int check_share(const struct cli *cli, const char *ifname, struct fp_filter *f,
+		       const char *want)
+{
+	struct fp_meta meta;
+
+	if (fp_filter__meta(f, &meta) || !strcmp(meta.share, want))
+		return CLI_OK;
+	if (meta.share[0])
+		return cli_fail(cli, "%s is loaded into the share %s, not %s: nothing applied; "
+				"`fastpath filter unload %s` and load it again with --share %s",
+				ifname, meta.share, want, ifname, want);
+	return cli_fail(cli, "%s is loaded with a rule set of its own, not the share %s: "
+			"nothing applied; `fastpath filter unload %s` and load it again with "
+			"--share %s", ifname, want, ifname, want);
+}
+
 /* `apply IFACE FILE [--dry-run] [--load [--mode M] [--table-bits N] [--share NAME]]` */
 int filter_do_apply(struct cli *cli, int argc, char **argv)
 {
@@ -131,6 +150,8 @@ int filter_do_apply(struct cli *cli, int argc, char **argv)
 		ret = cli_fail(cli, "%s%s", err, ret == -ENOENT ? " (or use apply --load)" : "");
 		goto out;
 	}
+	if (lo.share && (ret = check_share(cli, argv[optind], f, lo.share)))
+		goto out;
 	if (!dry) {
 		ret = filter_apply_set(cli, "apply", argv[optind], f, &set, argv[optind + 1]);
 		goto out;

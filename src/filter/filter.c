@@ -441,6 +441,8 @@ int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 	if (ret)
 		return ret;
 	/* the cheap refusals first, before the verifier's second of work */
+	if (fp_share__is_dir(root, ifname, err, errlen))
+		return -EEXIST;
 	if (access(dir, F_OK) == 0) {
 		snprintf(err, errlen, "fastpath is already loaded on %s (pins in %s); "
 			 "`fastpath filter unload %s` first", ifname, dir, ifname);

@@ -33,6 +33,8 @@ int fp_share__check_name(const char *name, char *err, size_t errlen);
 /* Under the pin root's lock: removes every share without a member; the
  * first one removed into removed (may be NULL). Returns how many. */
 int fp_share__gc(const char *root, char *removed, size_t len);
+/* The interface's fp_meta (share NUL-terminated). */
+int fp_filter__meta(const struct fp_filter *f, struct fp_meta *meta);
 
 /* The pin root in effect for an optional --bpffs value. */
 const char *fp_bpffs_root(const char *opt);

@@ -318,6 +318,8 @@ int fp_filter__unload(const char *ifname, const char *bpffs, bool force,
 	memset(r, 0, sizeof(*r));
 	if (snprintf(dir, sizeof(dir), "%s/%s", root, ifname) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
+	if (fp_share__is_dir(root, ifname, err, errlen))
+		return -EINVAL;
 	lock = fp_root_lock(root, err, errlen);
 	if (lock == -ENOENT && force) {
 		have_dir = false;

@@ -45,6 +45,8 @@ void fp_share__close(int *fds);
 int fp_share__pin(const int *fds, const char *root, const char *name, char *err, size_t errlen);
 /* Removes the share's pins and directory. */
 void fp_share__remove(const char *root, const char *name);
+/* True (err set) when ifname is "shared" and ROOT/shared holds shares. */
+bool fp_share__is_dir(const char *root, const char *ifname, char *err, size_t errlen);
 /* How many interfaces under root are loaded with share name. */
 int fp_share__members(const char *root, const char *name);
 

@@ -242,3 +242,32 @@ int fp_share__gc(const char *root, char *removed, size_t len)
 	rmdir(top); /* only when empty */
 	return n;
 }
+
+int fp_filter__meta(const struct fp_filter *f, struct fp_meta *meta)
+{
+	__u32 zero = 0;
+
+	memset(meta, 0, sizeof(*meta));
+	if (bpf_map_lookup_elem(f->meta_fd, &zero, meta))
+		return -errno;
+	meta->share[sizeof(meta->share) - 1] = 0;
+	return 0;
+}
+
+bool fp_share__is_dir(const char *root, const char *ifname, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	if (strcmp(ifname, FP_SHARE_DIR))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", root, FP_SHARE_DIR);
+	if (access(path, F_OK))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s/fp_meta", root, FP_SHARE_DIR);
+	if (access(path, F_OK) == 0)
+		return false;
+	snprintf(err, errlen, "%s/%s holds the pins of the shares (load --share), not of an "
+		 "interface: an interface named %s needs another pin root (--bpffs)", root,
+		 FP_SHARE_DIR, FP_SHARE_DIR);
+	return true;
+}

@@ -12,8 +12,9 @@
 #    waits for the share's lock (held by flock(1)) and is va2's set. The
 #    exporter writes the share's rule counters once, labelled share="S".
 # 3. refused: a third load with another --table-bits than the share's, a
-#    bad share name (exit 2), --share on apply without --load (exit 2); a
-#    dump on va2 while one runs on va1.
+#    bad share name (exit 2), --share on apply without --load (exit 2),
+#    apply --load --share T on a member of S, `unload shared` (the shares'
+#    directory); a dump on va2 while one runs on va1.
 # 4. unload va1: va2 still drops (and counts) with the share's rules,
 #    ROOT/shared/S stays; unload va2: ROOT/shared is gone.
 # 5. a share whose member's pins went by hand: `unload --force` of that
@@ -133,6 +134,10 @@ rc=0; out=$(fp filter load "$va3" --share 0123456789abcdef 2>&1) || rc=$?
 [[ $rc == 2 ]] || e2e_fail "16-character share name: rc $rc: $out"
 rc=0; out=$(fp filter apply "$va1" "$T/set.rules" --share S 2>&1) || rc=$?
 [[ $rc == 2 && $out == *"--load"* ]] || e2e_fail "apply --share without --load: rc $rc: $out"
+rc=0; out=$(fp filter apply "$va1" "$T/set.rules" --load --share T 2>&1) || rc=$?
+[[ $rc == 1 && $out == *"share S, not T"* ]] || e2e_fail "apply --load --share T on a member of S: rc $rc: $out"
+rc=0; out=$(fp filter unload shared 2>&1) || rc=$?
+[[ $rc == 1 && $out == *"pins of the shares"* && -d $R/shared/S ]] || e2e_fail "unload shared: rc $rc: $out"
 e2e_bg ip netns exec "$a" "$FASTPATH" dump "$va1" -w "$T/d1.pcapng" 2>"$T/d1.err"
 d1=$E2E_BG_PID
 e2e_wait_for "grep -q . $T/d1.pcapng 2>/dev/null && [[ \$(stat -c %s $T/d1.pcapng) -gt 0 ]]" 5 ||
