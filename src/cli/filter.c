@@ -154,10 +154,24 @@ int filter_load_set(struct cli *cli, const char *ifname, const struct fp_filter_
 	load_ms = elapsed_ms(&t0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (set) {
-		/* a share's rules are every member's: under the share's lock */
+		/* a share's rules are every member's: under the share's lock; a
+		 * member that joins with the share's set changes nothing */
 		int lock = lo->share ? cli_lock_iface(cli, ifname) : -1;
+		bool same = false;
 
-		ret = fp_filter__apply(f, set, err, sizeof(err));
+		if (lo->share && serial_of(f)) {
+			struct fp_ruleset live = { 0 };
+			struct fp_ruleset_diff ld = { 0 };
+
+			if (!fp_filter__ruleset(f, &live, err, sizeof(err)) &&
+			    !fp_ruleset__diff(&live, set, &ld)) {
+				same = fp_ruleset_diff__empty(&ld);
+				fp_ruleset_diff__free(&d);
+				d = ld; /* the audit says what changed for the share */
+			}
+			fp_ruleset__free(&live);
+		}
+		ret = same ? 0 : fp_filter__apply(f, set, err, sizeof(err));
 		if (lock >= 0)
 			close(lock);
 		if (ret) {

@@ -14,7 +14,8 @@
 # 3. refused: a third load with another --table-bits than the share's, a
 #    bad share name (exit 2), --share on apply without --load (exit 2),
 #    apply --load --share T on a member of S, `unload shared` (the shares'
-#    directory); a dump on va2 while one runs on va1.
+#    directory); a dump on va2 while one runs on va1. A third member that
+#    joins with the share's own set changes nothing (same generation).
 # 4. unload va1: va2 still drops (and counts) with the share's rules,
 #    ROOT/shared/S stays; unload va2: ROOT/shared is gone.
 # 5. a share whose member's pins went by hand: `unload --force` of that
@@ -146,6 +147,12 @@ sleep 0.3
 rc=0; out=$(timeout 5 ip netns exec "$a" "$FASTPATH" dump "$va2" -w "$T/d2.pcapng" 2>&1) || rc=$?
 [[ $rc == 1 && $out == *"share S"* ]] || e2e_fail "second dump in the share: rc $rc: $out"
 e2e_kill "$d1"
+# a member that joins with the share's own set changes nothing
+gen_of() { fp -j filter stats "$1" --interval 0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["generation"])'; }
+g0=$(gen_of "$va1")
+fp filter load "$va3" --share S "$T/set.rules" >/dev/null || e2e_fail "load va3 --share S with the share's set"
+[[ $(gen_of "$va1") == "$g0" ]] || e2e_fail "joining with the same set made generation $(gen_of "$va1") of $g0"
+fp filter unload "$va3" >/dev/null || e2e_fail "unload va3"
 e2e_log "ok: table bits, share names, apply --share, a second dump in the share refused"
 
 # 4. unload one member, then the last
