@@ -166,8 +166,13 @@ static void emit_stats(const char *ifname, const struct fp_filter_view *v,
 	const struct fp_rule_cnt **then = rules_then(v, prev);
 	bool same_dflt = prev && prev->has_rules && prev->default_verdict == v->default_verdict;
 
+	char share[sizeof(v->meta.share)];
+
 	out_obj_begin();
 	out_str("iface", ifname);
+	/* a share's: the rule rows are every member's, the stage rows this one's */
+	snprintf(share, sizeof(share), "%.*s", (int)sizeof(share) - 1, v->meta.share);
+	out_str("share", share[0] ? share : NULL);
 	out_u64("generation", v->state.serial);
 	out_u64("samples", v->smp.sampled);
 	out_u64("samples_lost", v->smp.lost);

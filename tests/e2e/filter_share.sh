@@ -95,6 +95,8 @@ wait_eq "flood on va1" "rule_pkts $va1 flood" 50
 wait_eq "flood on va2" "rule_pkts $va2 flood" 50
 wait_eq "rule drops of va1's stage" "stage_drops $va1" 30
 wait_eq "rule drops of va2's stage" "stage_drops $va2" 20
+[[ $(fp -j filter stats "$va2" --interval 0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["share"])') == S ]] ||
+	e2e_fail "stats -j does not name the share"
 e2e_log "ok: add on va2 shows on va1; rule counter 50 on both, stage counters 30 and 20"
 # the exporter: the share's rule counters once (share=), stage counters
 # and info per interface
