@@ -5,7 +5,6 @@
  * (the attached one: fp_entry_filter, parse and filter in one) and fp_filter
  * (the stage slot's), and every map by its name.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -296,26 +295,6 @@ static int pin_list(struct fp_filter *f, const char **names, int *fds)
 	return n;
 }
 
-/* Removes the interface's pin directory: everything in it is ours (pins of
- * every stage and the lock), so a stage added later needs no list here. */
-static void unpin_all(const char *dir)
-{
-	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 /* Under the root lock: the pin directory made, everything pinned, attached. */
 static int pin_and_attach(struct fp_filter *f, const char *root, const char *dir,
 			  const char *ifname, unsigned ifindex, __u32 flags, char *err,
@@ -358,7 +337,7 @@ static int pin_and_attach(struct fp_filter *f, const char *root, const char *dir
 	}
 	return 0;
 fail:
-	unpin_all(dir); /* made under the lock: only ours is in it */
+	fp_unpin_dir(dir); /* made under the lock: only ours is in it */
 	return ret;
 }
 

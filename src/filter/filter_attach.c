@@ -390,3 +390,24 @@ out:
 		close(lock);
 	return ret;
 }
+
+/* Removes every pin of a directory, then the directory: an interface's or a
+ * share's, made under the root lock, so everything in it is ours (a stage
+ * added later needs no list here). */
+void fp_unpin_dir(const char *dir)
+{
+	char path[PATH_MAX + NAME_MAX + 2];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}

@@ -50,6 +50,8 @@ bool fp_share__is_dir(const char *root, const char *ifname, char *err, size_t er
 /* How many interfaces under root are loaded with share name. */
 int fp_share__members(const char *root, const char *name);
 
+/* Removes every pin of dir, then dir (filter_attach.c). */
+void fp_unpin_dir(const char *dir);
 /* flock of the pin root held by load and unload: an fd, or a negative errno
  * with err set (filter_attach.c). */
 int fp_root_lock(const char *root, char *err, size_t errlen);

@@ -108,25 +108,6 @@ int fp_share__open(const char *root, const char *name, int *fds, unsigned *bits,
 	return 0;
 }
 
-/* Removes every pin of dir, then dir (ours alone: made under the lock). */
-static void remove_dir(const char *dir)
-{
-	char path[PATH_MAX + NAME_MAX + 2];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 int fp_share__pin(const int *fds, const char *root, const char *name, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 32], top[PATH_MAX];
@@ -149,7 +130,7 @@ int fp_share__pin(const int *fds, const char *root, const char *name, char *err,
 	if (ret)
 		return ret;
 	if (stat(dir, &sb) == 0)
-		remove_dir(dir); /* without a member (checked under the lock): stale */
+		fp_unpin_dir(dir); /* without a member (checked under the lock): stale */
 	if (mkdir(dir, 0700)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
@@ -160,7 +141,7 @@ int fp_share__pin(const int *fds, const char *root, const char *name, char *err,
 		if (bpf_obj_pin(fds[i], path)) {
 			ret = -errno;
 			snprintf(err, errlen, "pinning %s failed: %s", path, strerror(-ret));
-			remove_dir(dir);
+			fp_unpin_dir(dir);
 			return ret;
 		}
 		chmod(path, 0600);
@@ -174,7 +155,7 @@ void fp_share__remove(const char *root, const char *name)
 
 	if (fp_share__dir(root, name, dir, sizeof(dir)))
 		return;
-	remove_dir(dir);
+	fp_unpin_dir(dir);
 	snprintf(dir, sizeof(dir), "%s/%s", root, FP_SHARE_DIR);
 	rmdir(dir); /* only when empty */
 }
