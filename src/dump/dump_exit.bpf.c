@@ -23,7 +23,9 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 
 /* The interface's maps (the user side hands over their fds before load);
- * the same definitions as filter_maps.h and bpf/lib/maps.h. */
+ * the same definitions as filter_maps.h and bpf/lib/maps.h, written again
+ * because including those would make this object declare (and libbpf
+ * create) every map of the filter and the pipeline, 137 MB, for two. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/filter_fixture.h"
 #include "common/pkt.h"
 #include "filter/filter.h"
 #include "rules/match_ref.h"
@@ -185,16 +186,5 @@ static void run_row(void **state)
 
 int main(void)
 {
-	const char *only = getenv("FP_CASE");
-	struct CMUnitTest tests[sizeof(rows) / sizeof(rows[0])];
-	size_t n = 0;
-
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		if (only && strcmp(only, rows[i].name))
-			continue;
-		tests[n] = (struct CMUnitTest){ .name = rows[i].name, .test_func = run_row,
-						.initial_state = (void *)&rows[i] };
-		n++;
-	}
-	return _cmocka_run_group_tests("filter_terms", tests, n, setup, teardown);
+	return FILTER_FIXTURE_RUN_ROWS("filter_terms", rows, run_row, setup, teardown);
 }
