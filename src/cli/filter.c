@@ -119,14 +119,9 @@ static int report_applied(const struct cli *cli, struct fp_filter *f, const char
 
 static uint64_t serial_of(struct fp_filter *f)
 {
-	struct fp_filter_view v;
-	uint64_t s;
+	struct fp_flt_state st;
 
-	if (fp_filter__view(f, &v))
-		return 0;
-	s = v.state.serial;
-	fp_filter_view__free(&v);
-	return s;
+	return fp_filter__state(f, &st) ? 0 : st.serial;
 }
 
 int filter_load_set(struct cli *cli, const char *ifname, const struct fp_filter_load_opts *lo,

@@ -166,15 +166,13 @@ int filter_do_apply(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	{
-		struct fp_filter_view v;
+		struct fp_flt_state st;
 
 		out_obj_begin();
 		out_str("iface", argv[optind]);
 		out_bool("loaded", true);
-		if (!fp_filter__view(f, &v)) {
-			out_u64("generation", v.state.serial);
-			fp_filter_view__free(&v);
-		}
+		if (!fp_filter__state(f, &st))
+			out_u64("generation", st.serial);
 		print_diff(&d, &set);
 		out_obj_end();
 		ret = CLI_OK;
@@ -210,7 +208,7 @@ static int write_set(FILE *out, const char *ifname, uint64_t gen, const struct f
 int filter_do_save(struct cli *cli, int argc, char **argv)
 {
 	struct fp_ruleset set = { 0 };
-	struct fp_filter_view v;
+	struct fp_flt_state st;
 	struct fp_filter *f = NULL;
 	const char *path = argc > 2 ? argv[2] : "-";
 	char err[512], tmp[PATH_MAX];
@@ -228,10 +226,8 @@ int filter_do_save(struct cli *cli, int argc, char **argv)
 		ret = cli_fail(cli, "%s", err);
 		goto out;
 	}
-	if (!fp_filter__view(f, &v)) {
-		gen = v.state.serial;
-		fp_filter_view__free(&v);
-	}
+	if (!fp_filter__state(f, &st))
+		gen = st.serial;
 	if (!strcmp(path, "-")) {
 		if (out_is_json()) {
 			ret = cli_usage(cli, "save writes a rule file, not JSON: give FILE, or drop -j");

@@ -148,6 +148,10 @@ struct fp_filter_view {
 	struct fp_smp_stats smp;     /* samples tried / lost to a full ring (all time) */
 };
 
+/* Reads fp_flt_state alone (generation, serial): what a caller needs of a
+ * change without reading every rule as fp_filter__view does. */
+int fp_filter__state(struct fp_filter *f, struct fp_flt_state *st);
+
 /* Reads the live generation: rules, their counters, stage counters. */
 int fp_filter__view(struct fp_filter *f, struct fp_filter_view *v);
 void fp_filter_view__free(struct fp_filter_view *v);

@@ -314,6 +314,14 @@ static int read_percpu(int fd, __u32 idx, size_t vsz, size_t nsum, void *total, 
 	return 0;
 }
 
+int fp_filter__state(struct fp_filter *f, struct fp_flt_state *st)
+{
+	__u32 zero = 0;
+
+	memset(st, 0, sizeof(*st));
+	return bpf_map_lookup_elem(f->state_fd, &zero, st) ? -errno : 0;
+}
+
 static int view_once(struct fp_filter *f, struct fp_filter_view *v)
 {
 	int ncpu = libbpf_num_possible_cpus(), ret = 0;
