@@ -8,6 +8,7 @@
 #define FP_BPF_MATCH_H
 
 #include <fastpath/abi.h>
+#include <fastpath/terms.h>
 
 static __always_inline int prefix_holds(const __u8 *addr, const __u8 *net, __u32 plen)
 {

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/dump_abi.h>
 #include "filter/filter.h"
 #include "rules/rule.h"
 

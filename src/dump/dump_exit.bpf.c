@@ -5,7 +5,8 @@
  * never pins. When the dump's process ends, however it ends (kill -9
  * included), the kernel fires the tracepoint in do_exit before exit_files()
  * closes the link; the program then switches sampling off as a clean stop
- * would: the filter's dump flags first, then fp_dump_cfg.active. Every
+ * would: the pipeline's dump flags first (fp_ctl.dump: stages stop
+ * offering), then fp_dump_cfg.active. Every
  * other process's exit costs one test of group_dead and one helper call.
  *
  * It touches a dump that is still its owner's only: a dump that ended
@@ -15,6 +16,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <fastpath/abi.h>
+#include <fastpath/dump_abi.h>
 
 /* The dump process, as its own pid namespace (dev, ino) sees it: the
  * owner_pid it writes to fp_dump_cfg. Set before load. */
@@ -23,16 +25,17 @@ const volatile __u64 pidns_dev = 0;
 const volatile __u64 pidns_ino = 0;
 
 /* The interface's maps (the user side hands over their fds before load);
- * the same definitions as filter_maps.h and bpf/lib/maps.h, written again
- * because including those would make this object declare (and libbpf
- * create) every map of the filter and the pipeline, 137 MB, for two. */
+ * the same definitions as bpf/lib/pipeline.h and dump_sample.h, written
+ * again because including those would make this object declare (and
+ * libbpf create) every map of the pipeline and the dump, a 4 MB ring
+ * among them, for two. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__type(value, struct fp_flt_state);
-} fp_flt_state SEC(".maps");
+	__type(value, struct fp_ctl);
+} fp_ctl SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -49,7 +52,7 @@ SEC("tp_btf/sched_process_exit")
 int fp_dump_exit(__u64 *ctx)
 {
 	struct bpf_pidns_info ns;
-	struct fp_flt_state *st;
+	struct fp_ctl *ctl;
 	struct fp_dump_cfg *d;
 	__u32 zero = 0;
 
@@ -61,10 +64,10 @@ int fp_dump_exit(__u64 *ctx)
 	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
 	if (!d || d->owner_pid != owner_tgid)
 		return 0;
-	/* apply owns gen, serial and applied_ns of the state: only dump */
-	st = bpf_map_lookup_elem(&fp_flt_state, &zero);
-	if (st)
-		*(volatile __u32 *)&st->dump = 0;
+	/* the pipeline owns enabled: only dump */
+	ctl = bpf_map_lookup_elem(&fp_ctl, &zero);
+	if (ctl)
+		*(volatile __u32 *)&ctl->dump = 0;
 	d->active = 0;
 	d->use_match = 0;
 	return 0;

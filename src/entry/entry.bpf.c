@@ -3,10 +3,12 @@
  * The XDP entry of the fastpath pipeline: parse the packet once into the
  * per-CPU scratch, then hand it to the first stage slot that is filled
  * (dump, filter, lb, steer, bridge). With no stage, the packet passes.
+ * The pipeline attaches this program unless a stage's fused entry (the
+ * parse and that stage in one program) can take its place.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "maps.h"
+#include "pipeline.h"
 #include "parse.h"
 
 /* What is loaded here, for `status` and the CLI's ABI check (user-written). */

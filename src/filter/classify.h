@@ -14,7 +14,7 @@
 #define FP_FILTER_CLASSIFY_H
 
 #include "filter_maps.h"
-#include <fastpath/abi.h>
+#include <fastpath/filter_abi.h>
 
 struct fp_cls {
 	__u64 cand;       /* tuples left to probe (fp_flt_cmask bits) */

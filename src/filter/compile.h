@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/filter_abi.h>
 #include "rules/rule.h"
 
 #define FP_FLT_MAX_KEYS (1u << 20) /* tuple keys in one generation */

@@ -7,11 +7,10 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
-#include "maps.h"
+#include "pipeline.h"
 #include "filter_maps.h"
 #include "classify.h"
 #include "parse.h"
-#include "sample.h"
 
 /* Set by `fastpath filter test` before load: record each decision. */
 const volatile __u32 record_last = 0;
@@ -396,58 +395,55 @@ __attribute__((noinline)) int fp_flt_limit_conforms(const struct fp_flt_rule *r,
 	return 0; /* lost the race four times: the bucket is busy, treat as over */
 }
 
-/*
- * While a `fastpath dump` runs: the packets it selects (dump stage mark,
- * drops only, one rule), 1 in N of them: N from `dump --sample`, else the
- * rule's own `sample 1/N`, else all. Without a dump nothing is sampled, and
- * a packet pays a test of the state's dump flags. r: the rule, when the
- * caller has looked it up already.
- */
-static __always_inline int maybe_sample(struct xdp_md *ctx, struct fp_pkt *pkt,
-					 const struct fp_flt_state *fs, const struct fp_flt_rule *r,
-					 __u32 gen, __u32 rule, __u32 verdict, struct fp_rule_cnt *rc)
+/* A rule's `sample 1/N`: after each offer, the number of its packets to let
+ * go is drawn from 0..2N-2 (mean N-1), as sFlow agents do. */
+static __always_inline int fp_flt_sample_due(__u64 *skip, __u32 n)
 {
-	__u32 zero = 0, idx;
-	struct fp_smp_stats *st;
-	struct fp_dump_cfg *d;
-	__u64 ident;
-
-	if (!(fs->dump & FP_FLT_DUMP_ACTIVE))
+	if (*skip) {
+		(*skip)--;
 		return 0;
-	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
-	if (!d || !d->active)
+	}
+	*skip = bpf_get_prandom_u32() % (2 * n - 1);
+	return 1;
+}
+
+/*
+ * While a `fastpath dump` runs (fp_ctl.dump), whether to offer this
+ * decision to its tap: every one, or with FP_CTL_DUMP_OWN_RATE 1 in N of
+ * a rule's packets where the rule says `sample 1/N` (the dump's tap then
+ * selects and samples). Without a dump a packet pays a test of the
+ * control word. r: the rule, when the caller has looked it up already.
+ */
+static __always_inline int offer_due(const struct fp_ctl *ctl, const struct fp_flt_rule *r,
+				     __u32 gen, __u32 rule, struct fp_rule_cnt *rc, __u64 *ident)
+{
+	__u32 idx;
+
+	*ident = 0;
+	if (!ctl || !(ctl->dump & FP_CTL_DUMP_ACTIVE))
 		return 0;
 	if (!r && rule < FP_MAX_RULES) {
 		idx = (gen & 1) * FP_MAX_RULES + rule;
 		r = bpf_map_lookup_elem(&fp_flt_rules, &idx);
 	}
-	ident = r ? r->ident : 0;
-	if ((d->use_match && !pkt->dump_mark) || (d->drops_only && verdict != XDP_DROP) ||
-	    (d->rule_ident && d->rule_ident != ident))
-		return 0;
-	if (d->sample_n > 1) {
-		st = bpf_map_lookup_elem(&fp_smp_stats, &zero);
-		if (!st || !fp_sample_due(&st->skip, d->sample_n))
-			return 0;
-	} else if (!d->sample_n && r && r->sample_n > 1) {
-		if (!rc || !fp_sample_due(&rc->skip, r->sample_n))
-			return 0;
-	}
-	return fp_sample(ctx, pkt, d->snaplen, verdict, rule, ident,
-			 d->use_match ? FP_SMP_MATCH : d->sample_n ? FP_SMP_DUMP : FP_SMP_RULE,
-			 fs->serial);
+	if (r)
+		*ident = r->ident;
+	if ((ctl->dump & FP_CTL_DUMP_OWN_RATE) && r && r->sample_n > 1)
+		return rc && fp_flt_sample_due(&rc->skip, r->sample_n);
+	return 1;
 }
 
 /* The stage: decide the packet parsed in *pkt, count it, drop it or hand it
- * to the next stage. st: fp_flt_state. */
+ * to the next stage. st: fp_flt_state; ctl: the pipeline's fp_ctl. */
 static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
-				      const struct fp_flt_state *st)
+				      const struct fp_flt_state *st, const struct fp_ctl *ctl)
 {
-	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes, sampled;
+	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes, offer;
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
 	struct fp_rule_cnt *rc = 0;
 	struct fp_cls *c;
+	__u64 ident;
 	__u32 idx;
 
 	if (!pkt || !st)
@@ -458,8 +454,9 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
-		maybe_sample(ctx, pkt, st, 0, 0, FP_FLT_NO_RULE, XDP_PASS, 0);
-		return fp_next_stage(ctx, FP_STAGE_FILTER);
+		offer = offer_due(ctl, 0, 0, FP_FLT_NO_RULE, 0, &ident);
+		return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, XDP_PASS, FP_NO_REASON, 0,
+				    0, offer);
 	}
 
 	hit = fp_flt_classify(ctx, pkt, g, gen, c);
@@ -482,12 +479,12 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 
 	idx = gen * FP_FLT_CNT_ENTRIES + (rule < FP_MAX_RULES ? rule : FP_MAX_RULES);
 	rc = bpf_map_lookup_elem(&fp_flt_cnt, &idx);
-	sampled = maybe_sample(ctx, pkt, st, r, gen, rule, verdict, rc);
+	offer = offer_due(ctl, r, gen, rule, rc, &ident);
 	if (rc) {
 		rc->packets++;
 		rc->bytes += bytes;
 		rc->drops += verdict == XDP_DROP;
-		rc->samples += sampled;
+		rc->samples += offer;
 	}
 	count(&fp_flt_stats, stat, bytes);
 	if (record_last) {
@@ -499,47 +496,43 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 			l->seq++;
 		}
 	}
-	if (verdict == XDP_DROP)
-		return XDP_DROP;
-	return fp_next_stage(ctx, FP_STAGE_FILTER);
+	return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, verdict, rule, ident,
+			    (__u16)st->serial, offer);
 }
 
-/* Slot FP_STAGE_FILTER: after the dump stage, or after the generic
- * fp_entry of bpf/lib (a pipeline whose first stage is not the filter). */
+/* Slot FP_STAGE_FILTER: after an earlier stage, or after the plain fp_entry. */
 SEC("xdp")
 int fp_filter(struct xdp_md *ctx)
 {
 	__u32 zero = 0;
 
-	return filter_run(ctx, fp_pkt_get(), bpf_map_lookup_elem(&fp_flt_state, &zero));
+	return filter_run(ctx, fp_pkt_get(), bpf_map_lookup_elem(&fp_flt_state, &zero),
+			  fp_ctl_get());
 }
 
 /*
- * What `filter load` attaches: the entry parse and the filter in one
- * program. While the dump slot (the only slot before the filter) is empty,
- * the packet never leaves it; that saves a tail call, a second prologue and
- * scratch lookup, and the jump into a second program's code: 12 ns a packet
- * in NAPI (`filter_rate.sh -s`, 156 -> 144 ns at 10,000 rules). With a dump
- * running, the packet takes the tail call and comes back through fp_filter.
+ * The filter's fused entry: the entry's parse and the filter in one
+ * program, which the pipeline attaches in place of fp_entry while the
+ * filter is the first stage that has one. An enabled earlier slot (the
+ * dump's, while a `dump --match` runs) is tried first: the packet then
+ * comes back through fp_filter. Without one, the packet never leaves this
+ * program; that saves a tail call, a second prologue and scratch lookup,
+ * and the jump into a second program's code: 12 ns a packet in NAPI
+ * (`filter_rate.sh -s`, 156 -> 144 ns at 10,000 rules).
  */
 SEC("xdp")
 int fp_entry_filter(struct xdp_md *ctx)
 {
 	struct fp_pkt *pkt = fp_pkt_get();
-	struct fp_flt_state *st;
+	struct fp_ctl *ctl = fp_ctl_get();
 	__u32 zero = 0;
 
 	if (!pkt)
 		return XDP_PASS;
 	fp_parse(ctx, pkt);
-	/* only a `dump --match` fills the dump slot, and it sets the match
-	 * flag after it fills the slot and clears it before it empties it
-	 * (dump.c): the state's line, which the filter reads anyway, spares
-	 * the program array's */
-	st = bpf_map_lookup_elem(&fp_flt_state, &zero);
-	if (st && (st->dump & FP_FLT_DUMP_MATCH))
-		fp_try_stages(ctx, 0, FP_STAGE_FILTER);
-	return filter_run(ctx, pkt, st);
+	if (!fp_fused_head(ctx, ctl, FP_STAGE_FILTER))
+		return fp_next_stage(ctx, FP_STAGE_FILTER);
+	return filter_run(ctx, pkt, bpf_map_lookup_elem(&fp_flt_state, &zero), ctl);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/filter_abi.h>
 #include "rules/rule.h"
 
 struct fp_filter;

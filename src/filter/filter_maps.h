@@ -9,11 +9,19 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include <fastpath/abi.h>
+#include <fastpath/filter_abi.h>
 
 #define FP_FLT_LIM_ENTRIES 262144 /* limiter buckets (LRU: oldest keys go first) */
 
-/* Which generation is live; whether a dump runs. */
+/* The filter stage's ABI, table size and share (user-written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_flt_meta);
+} fp_flt_meta SEC(".maps");
+
+/* Which generation is live. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

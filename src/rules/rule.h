@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/terms.h>
 
 #define FP_RULE_ID_MAX      64   /* id NAME: 1..63 chars of [A-Za-z0-9_.:-] */
 #define FP_RULE_COMMENT_MAX 128  /* "comment": up to 127 bytes */

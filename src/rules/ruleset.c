@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/terms.h>
 
 #include "lexer.h"
 #include "parse.h"

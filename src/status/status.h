@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/filter_abi.h>
 #include "filter/filter.h"
 
 enum fp_iface_state {

@@ -25,7 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include <fastpath/abi.h>
+#include <fastpath/dump_abi.h>
 #include "dump_exit.skel.h"
 
 static int state_fd = -1, cfg_fd = -1;
