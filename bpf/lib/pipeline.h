@@ -77,21 +77,19 @@ static __always_inline int fp_next_stage(struct xdp_md *ctx, int from)
 /*
  * A stage's decision: XDP_PASS goes on down the chain, any other action
  * ends it. While a dump runs (ctl->dump) and `offer` is set (the stage's
- * own sampling rate allows it), the decision is first offered to the
- * dump's tap (FP_SLOT_TAP), which samples it and then does the same; with
- * no tap there, the stage goes on itself. The stage writes nothing into
- * the packet or the parse after this.
+ * own sampling rate allows it; the stage wrote pkt->verdict's reason,
+ * ident and serial first), the decision is first offered to the dump's tap
+ * (FP_SLOT_TAP), which samples it and then does the same; with no tap
+ * there, the stage goes on itself. The stage writes nothing into the
+ * packet or the parse after this.
  */
 static __always_inline int fp_stage_end(struct xdp_md *ctx, struct fp_pkt *pkt,
 					const struct fp_ctl *ctl, __u32 slot, __u32 action,
-					__u32 reason, __u64 ident, __u16 serial, int offer)
+					int offer)
 {
 	if (offer && ctl && (ctl->dump & FP_CTL_DUMP_ACTIVE)) {
 		pkt->verdict.slot = slot;
 		pkt->verdict.action = action;
-		pkt->verdict.serial = serial;
-		pkt->verdict.reason = reason;
-		pkt->verdict.ident = ident;
 		bpf_tail_call(ctx, &fp_stages, FP_SLOT_TAP);
 	}
 	if (action != XDP_PASS)

@@ -136,11 +136,11 @@ struct fp_pkt {
 	__u64 stage[6];        /* the running stage's own state for this packet
 				* (the filter's struct fp_cls): in the scratch the
 				* stage reads anyway, not a map of its own */
-	struct fp_verdict verdict; /* the decision offered to the dump's tap */
-	__u32 fact[FP_STAGE_MAX];  /* facts for later stages, one word per slot */
 	__u8  label_off[FP_DNS_LABELS_MAX]; /* offset in qname[] of each length byte */
 	__u8  qname[264];      /* first question's name, wire format, A-Z lowered;
 				* 8 bytes of slack so words can be read at any offset */
+	struct fp_verdict verdict; /* the decision offered to the dump's tap */
+	__u32 fact[FP_STAGE_MAX];  /* facts for later stages, one word per slot */
 	__u8  pad[16];
 };
 FP_ABI_ASSERT(sizeof(struct fp_pkt) == 576);

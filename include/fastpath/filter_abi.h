@@ -21,10 +21,8 @@ struct fp_flt_meta {
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_meta) == 32);
 
-#define FP_MAX_RULES   16384 /* rules in one set */
 #define FP_MAX_TUPLES  256   /* distinct term shapes in one set (fp_flt_key.tuple is a u8) */
 #define FP_MAX_PLENS   33    /* distinct prefix lengths per address table */
-#define FP_RULE_TEXT   512   /* canonical rule text, NUL included */
 
 /*
  * The one-index flip: which generation of rule maps is live. Each rule map

@@ -19,6 +19,9 @@
 #define FP_ABI_ASSERT(cond)
 #endif
 
+#define FP_MAX_RULES   16384 /* rules in one set */
+#define FP_RULE_TEXT   512   /* canonical rule text, NUL included */
+
 /* Terms of a rule (fp_rule.terms) and fields of a filter tuple. */
 enum fp_term {
 	FP_T_L3     = 1u << 0,  /* ip | ip6            -> l3 */

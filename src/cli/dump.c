@@ -56,8 +56,14 @@ static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
 		k->skipped++;
 		return 1;
 	}
-	snprintf(comment, sizeof(comment), "verdict=%s rule=%s",
-		 fp_pcapng_xdp_name(s->verdict), rule_id ? rule_id : "default");
+	const struct fp_stage_ops *st = fp_stage_by_slot(s->stage);
+
+	if (s->stage == FP_STAGE_FILTER)
+		snprintf(comment, sizeof(comment), "verdict=%s rule=%s stage=filter",
+			 fp_pcapng_xdp_name(s->verdict), rule_id ? rule_id : "default");
+	else
+		snprintf(comment, sizeof(comment), "verdict=%s stage=%s reason=%u",
+			 fp_pcapng_xdp_name(s->verdict), st ? st->name : "?", s->rule);
 	ret = fp_pcapng__write_packet(k->w, k->ifx, ts_ns, data, s->cap_len, s->pkt_len,
 				      s->verdict, comment);
 	if (ret) {
@@ -101,8 +107,10 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 		{ "match", required_argument, NULL, 'm' }, { "rule", required_argument, NULL, 'r' },
 		{ "sample", required_argument, NULL, 's' }, { "snaplen", required_argument, NULL, 'S' },
 		{ "count", required_argument, NULL, 'c' }, { "duration", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
+		{ "stage", required_argument, NULL, 'T' }, { NULL, 0, NULL, 0 },
 	};
+	const struct fp_stage_ops *st;
+	struct fp_pipeline *pl = NULL;
 	struct fp_dump_opts o = { 0 };
 	struct fp_rule match;
 	struct fp_filter *f = NULL;
@@ -162,6 +170,13 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 						 FP_SNAPLEN_MAX, optarg);
 			o.snaplen = v;
 			break;
+		case 'T':
+			st = fp_stage_by_name(optarg);
+			if (!st)
+				return cli_usage(cli, "--stage '%s': no such stage (see `fastpath "
+						 "pipeline show IFACE`)", optarg);
+			o.stages |= 1u << st->slot;
+			break;
 		case 'c':
 			if (parse_u64(optarg, &k.limit, UINT64_MAX) || !k.limit)
 				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
@@ -185,9 +200,12 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	if (!path)
 		return cli_usage(cli, "say where to write: -w FILE, or -w - for stdout");
 	ifname = argv[optind];
-	ret = filter_open(cli, ifname, &f);
-	if (ret)
-		return ret;
+	/* the filter names its rules' ids; a pipeline without one dumps too */
+	if (fp_filter__open(ifname, cli->bpffs, &f, err, sizeof(err)) == 0) {
+		pl = fp_filter__pipeline(f);
+	} else if ((ret = fp_pipeline__open(ifname, cli->bpffs, &pl, err, sizeof(err)))) {
+		return cli_fail(cli, "%s", err);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
@@ -213,7 +231,7 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	lock = cli_lock_iface(cli, ifname);
-	ret = fp_dump__start(f, &o, on_sample, &k, &d, err, sizeof(err));
+	ret = fp_dump__start(pl, f, &o, on_sample, &k, &d, err, sizeof(err));
 	if (lock >= 0)
 		close(lock);
 	if (ret) {
@@ -229,7 +247,7 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	}
 	if (fp_dump__watch_error(d))
 		out_warn("cannot tie the dump to this process (%s): if it is killed with -9, "
-			 "sampling stays on until the next dump or `filter unload`",
+			 "sampling stays on until the next dump or `pipeline unload`",
 			 strerror(-fp_dump__watch_error(d)));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	flushed = t0;
@@ -288,15 +306,18 @@ out:
 		fclose(fh);
 	else if (fh)
 		fflush(fh);
-	fp_filter__close(f);
+	if (f)
+		fp_filter__close(f);
+	else
+		fp_pipeline__close(pl);
 	return ret;
 }
 
 static const struct cli_verb dump_cmd = {
 	"dump",
 	"IFACE -w FILE|- [--drops] [--match TERMS] [--rule ID] [--sample 1/N] [--snaplen N] "
-	"[--count N] [--duration S]",
-	"sampled packets with verdict and rule, to pcapng", dump_run,
+	"[--stage NAME] [--count N] [--duration S]",
+	"sampled packets with stage, verdict and rule, to pcapng", dump_run,
 	"       While it runs, the filter copies the packets it selects into a ring; dump writes\n"
 	"       them to pcapng with the XDP verdict and a comment verdict=drop rule=ID.\n"
 	"         -w FILE|-         where to write (- streams: | tshark -r -)\n"

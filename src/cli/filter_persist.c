@@ -68,7 +68,7 @@ static void print_diff(const struct fp_ruleset_diff *d, const struct fp_ruleset 
 static int check_share(const struct cli *cli, const char *ifname, struct fp_filter *f,
 		       const char *want)
 {
-	struct fp_meta meta;
+	struct fp_filter_meta meta;
 
 	if (fp_filter__meta(f, &meta) || !strcmp(meta.share, want))
 		return CLI_OK;

@@ -15,11 +15,11 @@
 static void lock_path(const struct cli *cli, const char *ifname, char *dir, size_t len)
 {
 	const char *root = fp_bpffs_root(cli->bpffs);
-	struct fp_meta meta;
+	struct fp_flt_meta meta;
 	__u32 zero = 0;
 	int fd;
 
-	snprintf(dir, len, "%s/%s/fp_meta", root, ifname);
+	snprintf(dir, len, "%s/%s/filter/fp_flt_meta", root, ifname);
 	memset(&meta, 0, sizeof(meta));
 	fd = bpf_obj_get(dir);
 	if (fd >= 0) {
@@ -27,7 +27,7 @@ static void lock_path(const struct cli *cli, const char *ifname, char *dir, size
 			meta.share[0] = 0;
 		close(fd);
 	}
-	if (meta.abi_version == FP_ABI_VERSION && meta.share[0])
+	if (meta.abi_version == FP_FILTER_ABI && meta.share[0])
 		snprintf(dir, len, "%s/shared/%.*s", root, FP_SHARE_NAME_MAX, meta.share);
 	else
 		snprintf(dir, len, "%s/%s", root, ifname);

@@ -21,7 +21,9 @@ struct ident_id {
 };
 
 struct fp_dump {
-	struct fp_filter *f;
+	struct fp_pipeline *pl;
+	struct fp_filter *f;         /* for rule ids (NULL: no filter) */
+	struct fp_dump_fds fds;
 	struct ring_buffer *rb;
 	fp_dump_cb cb;
 	void *ctx;
@@ -79,7 +81,7 @@ static int load_ids(struct fp_dump *d)
 	free(d->ids);
 	d->ids = NULL;
 	d->n_ids = 0;
-	for (__u32 gen = 0; gen < 2; gen++) {
+	for (__u32 gen = 0; f && gen < 2; gen++) {
 		struct fp_flt_gencfg cfg;
 
 		if (bpf_map_lookup_elem(f->gen_fd[GM_GCFG], &gen, &cfg) == 0) {
@@ -113,9 +115,12 @@ static int load_ids(struct fp_dump *d)
 	return 0;
 }
 
-static const char *id_of(struct fp_dump *d, uint64_t ident)
+static const char *id_of(struct fp_dump *d, const struct fp_sample *s)
 {
-	if (!ident)
+	uint64_t ident = s->ident;
+
+	/* only the filter's decisions carry a rule's ident */
+	if (!ident || s->stage != FP_STAGE_FILTER || !d->f)
 		return NULL;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < d->n_ids; i++)
@@ -136,20 +141,20 @@ static int on_sample(void *ctx, void *data, size_t size)
 		return 0;
 	if (d->stop)
 		return 0;
-	if (d->cb(d->ctx, s, (const uint8_t *)(s + 1), id_of(d, s->ident),
+	if (d->cb(d->ctx, s, (const uint8_t *)(s + 1), id_of(d, s),
 		  (uint64_t)((int64_t)s->ts_ns + d->mono_to_real)))
 		d->stop = 1;
 	return 0;
 }
 
-static void read_counts(struct fp_filter *f, struct fp_smp_stats *out)
+static void read_counts(struct fp_dump *d, struct fp_smp_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct fp_smp_stats *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
 	__u32 zero = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (v && ncpu > 0 && bpf_map_lookup_elem(f->smp_fd, &zero, v) == 0) {
+	if (v && ncpu > 0 && bpf_map_lookup_elem(d->fds.smp_fd, &zero, v) == 0) {
 		for (int c = 0; c < ncpu; c++) {
 			out->sampled += v[c].sampled;
 			out->lost += v[c].lost;
@@ -193,38 +198,31 @@ static bool pid_alive(uint32_t pid)
 	return alive;
 }
 
-/* fp_dump_cfg and the filter's dump flags. */
-static int dump_state(struct fp_filter *f, struct fp_dump_cfg *cfg, __u32 *flags)
+/* fp_dump_cfg and the pipeline's dump flags. */
+static int dump_state(struct fp_pipeline *pl, int cfg_fd, struct fp_dump_cfg *cfg, __u32 *flags)
 {
-	struct fp_flt_state st;
 	__u32 zero = 0;
 
-	if (bpf_map_lookup_elem(f->dcfg_fd, &zero, cfg) || bpf_map_lookup_elem(f->state_fd, &zero, &st))
+	if (bpf_map_lookup_elem(cfg_fd, &zero, cfg))
 		return -errno;
-	*flags = st.dump;
+	*flags = fp_pipeline__dump_flags(pl);
 	return 0;
 }
 
-/* Whether f's interface was loaded with --share (its name into share). */
-static bool shared_iface(struct fp_filter *f, char *share, size_t len)
+int fp_dump__running(struct fp_pipeline *pl, uint32_t *pid)
 {
-	struct fp_meta meta;
-	__u32 zero = 0;
-
-	memset(&meta, 0, sizeof(meta));
-	if (bpf_map_lookup_elem(f->meta_fd, &zero, &meta))
-		return false;
-	snprintf(share, len, "%.*s", (int)sizeof(meta.share) - 1, meta.share);
-	return share[0] != 0;
-}
-
-int fp_dump__running(struct fp_filter *f, uint32_t *pid)
-{
+	struct fp_dump_fds fds;
 	struct fp_dump_cfg cfg;
-	__u32 flags;
-	int ret = dump_state(f, &cfg, &flags);
+	char err[256];
+	__u32 flags = 0;
+	int ret;
 
 	*pid = 0;
+	ret = fp_dump_stage__fds(pl, &fds, err, sizeof(err));
+	if (ret)
+		return ret;
+	ret = dump_state(pl, fds.cfg_fd, &cfg, &flags);
+	fp_dump_fds__close(&fds);
 	if (ret)
 		return ret;
 	if (!cfg.active && !flags)
@@ -252,9 +250,9 @@ static int watch_exit(struct fp_dump *d, uint32_t pid)
 	w->rodata->owner_tgid = pid;
 	w->rodata->pidns_dev = ns.st_dev;
 	w->rodata->pidns_ino = ns.st_ino;
-	ret = bpf_map__reuse_fd(w->maps.fp_flt_state, d->f->state_fd);
+	ret = bpf_map__reuse_fd(w->maps.fp_ctl, fp_pipeline__ctl_fd(d->pl));
 	if (!ret)
-		ret = bpf_map__reuse_fd(w->maps.fp_dump_cfg, d->f->dcfg_fd);
+		ret = bpf_map__reuse_fd(w->maps.fp_dump_cfg, d->fds.cfg_fd);
 	if (!ret)
 		ret = dump_exit_bpf__load(w);
 	if (!ret)
@@ -269,24 +267,35 @@ static int watch_exit(struct fp_dump *d, uint32_t pid)
 
 static void deactivate(struct fp_dump *d);
 
-int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb cb, void *ctx,
-		   struct fp_dump **out, char *err, size_t errlen)
+int fp_dump__start(struct fp_pipeline *pl, struct fp_filter *f, const struct fp_dump_opts *o,
+		   fp_dump_cb cb, void *ctx, struct fp_dump **out, char *err, size_t errlen)
 {
 	struct fp_dump_cfg cfg = { 0 }, cur;
 	struct fp_dump *d = calloc(1, sizeof(*d));
 	struct ring_buffer *stale;
-	__u32 zero = 0, slot = FP_STAGE_DUMP, flags;
-	char share[sizeof(((struct fp_meta *)0)->share)];
+	__u32 zero = 0, flags = 0;
 	int ret;
 
 	if (!d)
 		return -ENOMEM;
+	d->pl = pl;
 	d->f = f;
 	d->cb = cb;
 	d->ctx = ctx;
 	d->mono_to_real = clock_offset();
-	load_ids(d);
-	ret = dump_state(f, &cur, &flags);
+	d->fds.prog_fd = d->fds.ring_fd = d->fds.smp_fd = d->fds.cfg_fd = -1;
+	ret = fp_dump_stage__fds(pl, &d->fds, err, errlen);
+	if (ret)
+		goto fail;
+	if (!fp_pipeline__enabled(pl, &fp_stage_dump)) {
+		snprintf(err, errlen, "the dump stage is disabled on %s: `fastpath pipeline "
+			 "enable %s dump` first", fp_pipeline__ifname(pl), fp_pipeline__ifname(pl));
+		ret = -EPERM;
+		goto fail;
+	}
+	if (f)
+		load_ids(d);
+	ret = dump_state(pl, d->fds.cfg_fd, &cur, &flags);
 	if (ret) {
 		snprintf(err, errlen, "reading the dump's state failed: %s", strerror(-ret));
 		goto fail;
@@ -294,14 +303,6 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 	if (cur.active && pid_alive(cur.owner_pid)) {
 		snprintf(err, errlen, "a dump is already running on this interface (pid %u); "
 			 "stop it first", cur.owner_pid);
-		ret = -EBUSY;
-		goto fail;
-	}
-	if (!cur.active && flags && shared_iface(f, share, sizeof(share))) {
-		/* the flags are the share's (fp_flt_state is shared): another
-		 * member's dump set them, and would be switched off by ours */
-		snprintf(err, errlen, "a dump runs on another interface of the share %s "
-			 "(one dump per share at a time): stop it first", share);
 		ret = -EBUSY;
 		goto fail;
 	}
@@ -334,47 +335,44 @@ int fp_dump__start(struct fp_filter *f, const struct fp_dump_opts *o, fp_dump_cb
 		}
 		cfg.rule_ident = d->ids[i].ident;
 	}
+	cfg.stages = o->stages;
 	if (o->match) {
 		cfg.use_match = 1;
 		fp_match__from_rule(o->match, &cfg.match);
 	}
 	/* whatever an earlier, crashed dump left in the ring is not ours */
-	stale = ring_buffer__new(f->ring_fd, discard, NULL, NULL);
+	stale = ring_buffer__new(d->fds.ring_fd, discard, NULL, NULL);
 	if (stale) {
 		ring_buffer__consume(stale);
 		ring_buffer__free(stale);
 	}
-	d->rb = ring_buffer__new(f->ring_fd, on_sample, d, NULL);
+	d->rb = ring_buffer__new(d->fds.ring_fd, on_sample, d, NULL);
 	if (!d->rb) {
 		ret = -errno;
 		snprintf(err, errlen, "opening the sample ring failed: %s", strerror(-ret));
 		goto fail;
 	}
-	read_counts(f, &d->base);
-	if (bpf_map_update_elem(f->dcfg_fd, &zero, &cfg, 0)) {
+	read_counts(d, &d->base);
+	if (bpf_map_update_elem(d->fds.cfg_fd, &zero, &cfg, 0)) {
 		ret = -errno;
 		snprintf(err, errlen, "starting the dump failed: %s", strerror(-ret));
 		goto fail;
 	}
 	d->active = true;
 	if (!o->match) {
-		/* a killed --match dump's slot: harmless once its flag is clear
-		 * (fp_entry_filter tests the flag first), but not left behind */
-		bpf_map_delete_elem(f->stages_fd, &slot);
+		/* a killed --match dump's slot: harmless once its bit is clear
+		 * (a fused entry tests the bit first), but not left behind */
+		fp_pipeline__empty_slot(pl, FP_STAGE_DUMP);
 	} else {
-		if (bpf_map_update_elem(f->stages_fd, &slot, &f->dump_fd, 0)) {
-			ret = -errno;
+		ret = fp_pipeline__fill_slot(pl, FP_STAGE_DUMP, d->fds.prog_fd);
+		if (ret) {
 			snprintf(err, errlen, "enabling the dump stage failed: %s", strerror(-ret));
 			goto fail;
 		}
 		d->slot0 = true;
 	}
-	/* the filter reads its state's flags, not the config: set last */
-	ret = fp_filter__set_dump(f, FP_FLT_DUMP_ACTIVE | (o->match ? FP_FLT_DUMP_MATCH : 0));
-	if (ret) {
-		snprintf(err, errlen, "starting the dump failed: %s", strerror(-ret));
-		goto fail;
-	}
+	/* stages read the control word's flags, not the config: set last */
+	fp_pipeline__set_dump(pl, FP_CTL_DUMP_ACTIVE | (cfg.sample_n ? 0 : FP_CTL_DUMP_OWN_RATE));
 	*out = d;
 	return 0;
 fail:
@@ -394,17 +392,17 @@ int fp_dump__poll(struct fp_dump *d, int timeout_ms)
 static void deactivate(struct fp_dump *d)
 {
 	struct fp_dump_cfg off = { 0 };
-	__u32 zero = 0, slot = FP_STAGE_DUMP;
+	__u32 zero = 0;
 
-	/* the reverse of the start: the filter's flags, the slot, the config */
+	/* the reverse of the start: the pipeline's flags, the slot, the config */
 	if (d->active || d->slot0)
-		fp_filter__set_dump(d->f, 0);
+		fp_pipeline__set_dump(d->pl, 0);
 	if (d->slot0) {
-		bpf_map_delete_elem(d->f->stages_fd, &slot);
+		fp_pipeline__empty_slot(d->pl, FP_STAGE_DUMP);
 		d->slot0 = false;
 	}
 	if (d->active) {
-		bpf_map_update_elem(d->f->dcfg_fd, &zero, &off, 0);
+		bpf_map_update_elem(d->fds.cfg_fd, &zero, &off, 0);
 		d->active = false;
 	}
 }
@@ -421,7 +419,7 @@ void fp_dump__counts(struct fp_dump *d, uint64_t *sampled, uint64_t *lost)
 {
 	struct fp_smp_stats now;
 
-	read_counts(d->f, &now);
+	read_counts(d, &now);
 	*sampled = now.sampled - d->base.sampled;
 	*lost = now.lost - d->base.lost;
 }
@@ -444,6 +442,7 @@ void fp_dump__stop(struct fp_dump *d)
 	deactivate(d);
 	dump_exit_bpf__destroy(d->watch); /* after: it finds owner_pid 0 */
 	ring_buffer__free(d->rb);
+	fp_dump_fds__close(&d->fds);
 	free(d->ids);
 	free(d);
 }

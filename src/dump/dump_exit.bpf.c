@@ -64,10 +64,14 @@ int fp_dump_exit(__u64 *ctx)
 	d = bpf_map_lookup_elem(&fp_dump_cfg, &zero);
 	if (!d || d->owner_pid != owner_tgid)
 		return 0;
-	/* the pipeline owns enabled: only dump */
+	/* stages stop offering; the marker's slot (a --match dump's) is
+	 * skipped by fused entries from here on: the bit alone, atomically,
+	 * as the pipeline writes the others */
 	ctl = bpf_map_lookup_elem(&fp_ctl, &zero);
-	if (ctl)
+	if (ctl) {
 		*(volatile __u32 *)&ctl->dump = 0;
+		__sync_fetch_and_and(&ctl->enabled, ~(1u << FP_STAGE_DUMP));
+	}
 	d->active = 0;
 	d->use_match = 0;
 	return 0;

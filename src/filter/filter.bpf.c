@@ -411,39 +411,44 @@ static __always_inline int fp_flt_sample_due(__u64 *skip, __u32 n)
  * While a `fastpath dump` runs (fp_ctl.dump), whether to offer this
  * decision to its tap: every one, or with FP_CTL_DUMP_OWN_RATE 1 in N of
  * a rule's packets where the rule says `sample 1/N` (the dump's tap then
- * selects and samples). Without a dump a packet pays a test of the
- * control word. r: the rule, when the caller has looked it up already.
+ * selects and samples); the reason goes into pkt->verdict. Without a dump
+ * a packet pays a test of the control word. r: the rule, when the caller
+ * has looked it up already.
  */
-static __always_inline int offer_due(const struct fp_ctl *ctl, const struct fp_flt_rule *r,
-				     __u32 gen, __u32 rule, struct fp_rule_cnt *rc, __u64 *ident)
+static __always_inline int offer_due(struct fp_pkt *pkt, const struct fp_ctl *ctl,
+				     const struct fp_flt_state *st, const struct fp_flt_rule *r,
+				     __u32 gen, __u32 rule, struct fp_rule_cnt *rc)
 {
 	__u32 idx;
 
-	*ident = 0;
 	if (!ctl || !(ctl->dump & FP_CTL_DUMP_ACTIVE))
 		return 0;
 	if (!r && rule < FP_MAX_RULES) {
 		idx = (gen & 1) * FP_MAX_RULES + rule;
 		r = bpf_map_lookup_elem(&fp_flt_rules, &idx);
 	}
-	if (r)
-		*ident = r->ident;
-	if ((ctl->dump & FP_CTL_DUMP_OWN_RATE) && r && r->sample_n > 1)
-		return rc && fp_flt_sample_due(&rc->skip, r->sample_n);
+	if ((ctl->dump & FP_CTL_DUMP_OWN_RATE) && r && r->sample_n > 1 &&
+	    !(rc && fp_flt_sample_due(&rc->skip, r->sample_n)))
+		return 0;
+	pkt->verdict.reason = rule;
+	pkt->verdict.ident = r ? r->ident : 0;
+	pkt->verdict.serial = (__u16)st->serial;
 	return 1;
 }
 
 /* The stage: decide the packet parsed in *pkt, count it, drop it or hand it
- * to the next stage. st: fp_flt_state; ctl: the pipeline's fp_ctl. */
+ * to the next stage. st: fp_flt_state. The control word is looked up at
+ * the end, not carried through the classification (a pointer live across
+ * it cost spills, stack and verifier states). */
 static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
-				      const struct fp_flt_state *st, const struct fp_ctl *ctl)
+				      const struct fp_flt_state *st)
 {
 	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes, offer;
+	struct fp_ctl *ctl;
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
 	struct fp_rule_cnt *rc = 0;
 	struct fp_cls *c;
-	__u64 ident;
 	__u32 idx;
 
 	if (!pkt || !st)
@@ -454,9 +459,10 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
-		offer = offer_due(ctl, 0, 0, FP_FLT_NO_RULE, 0, &ident);
-		return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, XDP_PASS, FP_NO_REASON, 0,
-				    0, offer);
+		verdict = XDP_PASS;
+		ctl = fp_ctl_get();
+		offer = offer_due(pkt, ctl, st, 0, 0, FP_FLT_NO_RULE, 0);
+		goto end;
 	}
 
 	hit = fp_flt_classify(ctx, pkt, g, gen, c);
@@ -479,7 +485,8 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 
 	idx = gen * FP_FLT_CNT_ENTRIES + (rule < FP_MAX_RULES ? rule : FP_MAX_RULES);
 	rc = bpf_map_lookup_elem(&fp_flt_cnt, &idx);
-	offer = offer_due(ctl, r, gen, rule, rc, &ident);
+	ctl = fp_ctl_get();
+	offer = offer_due(pkt, ctl, st, r, gen, rule, rc);
 	if (rc) {
 		rc->packets++;
 		rc->bytes += bytes;
@@ -496,8 +503,8 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 			l->seq++;
 		}
 	}
-	return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, verdict, rule, ident,
-			    (__u16)st->serial, offer);
+end:
+	return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, verdict, offer);
 }
 
 /* Slot FP_STAGE_FILTER: after an earlier stage, or after the plain fp_entry. */
@@ -506,8 +513,7 @@ int fp_filter(struct xdp_md *ctx)
 {
 	__u32 zero = 0;
 
-	return filter_run(ctx, fp_pkt_get(), bpf_map_lookup_elem(&fp_flt_state, &zero),
-			  fp_ctl_get());
+	return filter_run(ctx, fp_pkt_get(), bpf_map_lookup_elem(&fp_flt_state, &zero));
 }
 
 /*
@@ -524,15 +530,14 @@ SEC("xdp")
 int fp_entry_filter(struct xdp_md *ctx)
 {
 	struct fp_pkt *pkt = fp_pkt_get();
-	struct fp_ctl *ctl = fp_ctl_get();
 	__u32 zero = 0;
 
 	if (!pkt)
 		return XDP_PASS;
 	fp_parse(ctx, pkt);
-	if (!fp_fused_head(ctx, ctl, FP_STAGE_FILTER))
+	if (!fp_fused_head(ctx, fp_ctl_get(), FP_STAGE_FILTER))
 		return fp_next_stage(ctx, FP_STAGE_FILTER);
-	return filter_run(ctx, pkt, bpf_map_lookup_elem(&fp_flt_state, &zero), ctl);
+	return filter_run(ctx, pkt, bpf_map_lookup_elem(&fp_flt_state, &zero));
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #include <fastpath/filter_abi.h>
+#include <fastpath/dump_abi.h>
+#include "pipeline/pipeline.h"
 #include "rules/rule.h"
 
 struct fp_filter;
@@ -33,40 +35,36 @@ int fp_share__check_name(const char *name, char *err, size_t errlen);
 /* Under the pin root's lock: removes every share without a member; the
  * first one removed into removed (may be NULL). Returns how many. */
 int fp_share__gc(const char *root, char *removed, size_t len);
-/* The interface's fp_meta (share NUL-terminated). */
-int fp_filter__meta(const struct fp_filter *f, struct fp_meta *meta);
+/* The filter on its interface: its own meta (fp_flt_meta) with the
+ * pipeline's ifindex and mode. */
+struct fp_filter_meta {
+	__u32 abi_version;           /* FP_FILTER_ABI of the filter's loader */
+	__u32 ifindex;
+	__u32 xdp_flags;             /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
+	__u32 flat_bits;
+	__u64 loaded_ns;             /* the filter's load (CLOCK_REALTIME) */
+	char share[16];              /* NUL-terminated; "": its own rule set */
+};
+int fp_filter__meta(const struct fp_filter *f, struct fp_filter_meta *meta);
 
-/* The pin root in effect for an optional --bpffs value. */
-const char *fp_bpffs_root(const char *opt);
+/* The filter stage's entry in the pipeline's stage table (filter_stage.c). */
+extern const struct fp_stage_ops fp_stage_filter;
+/* Its pipeline (owned by f). */
+struct fp_pipeline *fp_filter__pipeline(const struct fp_filter *f);
 
-/* Loads entry + filter on ifname, pins under ROOT/ifname, attaches. */
+/* Loads the filter stage on ifname (and the pipeline first when there is
+ * none), pins under ROOT/ifname/filter, attaches its fused entry. */
 int fp_filter__load(const char *ifname, const struct fp_filter_load_opts *o,
 		    struct fp_filter **out, char *err, size_t errlen);
 /* Opens what `load` pinned. -ENOENT when fastpath is not loaded there. */
 int fp_filter__open(const char *ifname, const char *bpffs, struct fp_filter **out,
 		    char *err, size_t errlen);
 
-/* What an unload did (fp_filter__unload fills it). */
-#define FP_UNLOAD_MAX_PINS 64
-struct fp_unload_report {
-	bool detached;               /* fastpath's program was detached ... */
-	char ifname[16];             /* ... from this interface (its name now; IF_NAMESIZE) */
-	__u32 ifindex, prog_id;
-	__u32 xdp_flags;             /* the mode it ran in (XDP_FLAGS_*_MODE) */
-	__u32 other_id;              /* another program attached there, left alone (0: none) */
-	unsigned n_pins;             /* pins removed */
-	char share[16];              /* the interface's share ("": none) */
-	char share_removed[16];      /* a share left without members, removed ("": none) */
-	char pins[FP_UNLOAD_MAX_PINS][64]; /* their names (the first FP_UNLOAD_MAX_PINS) */
-};
-
 /*
- * Detaches fastpath's program by the ifindex and program id pinned at load
- * (so a renamed interface is found under its new name) and removes the pins,
- * under the pin root's lock. Refuses incomplete pins (-ENOENT) unless force:
- * then it detaches a program named fp_entry* from ifname and the pinned
- * ifindex (never another program) and removes whatever pins remain, also
- * when the pin directory is gone. 1: done, but another program than
+ * Removes the filter stage (fp_pipeline__remove_stage): and with it the
+ * pipeline, when the filter's load made it and no other chain stage is
+ * left, as before stages existed. force: `pipeline unload --force` (the
+ * pins incomplete or unreadable). 1: done, but another program than
  * fastpath's is attached to the interface and stays (err says which).
  * r may be NULL.
  */
@@ -96,6 +94,8 @@ int fp_prog_name(__u32 id, char *name, size_t len);
 bool fp_prog_is_ours(__u32 id);
 /* 1 and the pin directory's name when one under root was loaded on ifindex. */
 int fp_pins_of_ifindex(const char *root, unsigned ifindex, char *name, size_t len);
+/* The first word of a pinned meta map: its ABI (pipeline_internal.h). */
+int fp_read_abi(int map_fd, __u32 *abi);
 /* Whether the pins of ifname are still the load f was opened from: 1 yes,
  * 0 another load replaced it, -ENOENT fastpath is not loaded there now. */
 int fp_filter__pins_current(const struct fp_filter *f, const char *ifname, const char *bpffs);
@@ -138,7 +138,7 @@ struct fp_filter_rule_info {
 
 struct fp_filter_view {
 	struct fp_flt_state state;
-	struct fp_meta meta;
+	struct fp_filter_meta meta;
 	bool has_rules;              /* a rule set was applied */
 	uint8_t default_verdict;     /* XDP_PASS / XDP_DROP */
 	size_t n_rules;
@@ -159,9 +159,6 @@ void fp_filter_view__free(struct fp_filter_view *v);
 /* Rebuilds the live rule set as a struct (for add/del). */
 int fp_filter__ruleset(struct fp_filter *f, struct fp_ruleset *set, char *err, size_t errlen);
 
-/* Sets fp_flt_state.dump (FP_FLT_DUMP_*) for a dump starting or stopping. */
-int fp_filter__set_dump(struct fp_filter *f, __u32 flags);
-int fp_filter__entry_fd(const struct fp_filter *f);
 const char *fp_filter_stat__name(enum fp_flt_stat s);
 
 #endif

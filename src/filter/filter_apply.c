@@ -47,18 +47,6 @@ static struct fp_flt_state *state_map(struct fp_filter *f, size_t *len)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-int fp_filter__set_dump(struct fp_filter *f, __u32 flags)
-{
-	size_t len;
-	struct fp_flt_state *st = state_map(f, &len);
-
-	if (!st)
-		return -errno;
-	__atomic_store_n(&st->dump, flags, __ATOMIC_RELEASE);
-	munmap(st, len);
-	return 0;
-}
-
 /* Zeroes generation gen's counters of rules 0..n-1 and of the default. */
 static int counters_clear(int fd, __u32 gen, __u32 n)
 {
@@ -272,15 +260,16 @@ const struct fp_flt_last *fp_filter__last(const struct fp_filter *f)
 int fp_filter__run(struct fp_filter *f, const void *frame, size_t len, uint32_t *verdict,
 		   uint32_t *rule)
 {
-	return run_prog(f, f->entry_fd, frame, len, verdict, rule);
+	/* the program the interface would run: the filter's fused entry */
+	return run_prog(f, fp_pipeline__attached_fd(f->pl), frame, len, verdict, rule);
 }
 
 int fp_filter__run_staged(struct fp_filter *f, const void *frame, size_t len,
 			  uint32_t *verdict, uint32_t *rule)
 {
-	if (f->generic_entry_fd < 0)
+	if (!fp_pipeline__is_test(f->pl))
 		return -EINVAL;
-	return run_prog(f, f->generic_entry_fd, frame, len, verdict, rule);
+	return run_prog(f, fp_pipeline__entry_fd(f->pl), frame, len, verdict, rule);
 }
 
 /*
@@ -333,10 +322,11 @@ static int view_once(struct fp_filter *f, struct fp_filter_view *v)
 	if (ncpu <= 0)
 		return -EINVAL;
 	bpf_map_lookup_elem(f->state_fd, &zero, &v->state);
-	bpf_map_lookup_elem(f->meta_fd, &zero, &v->meta);
+	fp_filter__meta(f, &v->meta);
 	for (__u32 s = 0; s < FP_FLT_ST_MAX; s++)
 		read_percpu(f->stats_fd, s, sizeof(struct fp_counter), 2, &v->stage[s], NULL, ncpu);
-	read_percpu(f->smp_fd, 0, sizeof(struct fp_smp_stats), 2, &v->smp, NULL, ncpu);
+	if (f->smp_fd >= 0)
+		read_percpu(f->smp_fd, 0, sizeof(struct fp_smp_stats), 2, &v->smp, NULL, ncpu);
 	if (!v->state.serial)
 		return 0; /* no rule set applied yet */
 	gen = v->state.gen & 1;

@@ -3,23 +3,21 @@
 #define FP_FILTER_INTERNAL_H
 
 #include "filter/filter.h"
+#include "pipeline/pipeline_internal.h"
 
 /* The rule maps (two generations side by side), in one order everywhere. */
 enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_QNAMES,
 		   GM_CNT_BASE, GM_MAX };
 
 struct fp_filter {
-	int entry_fd, filter_fd;          /* programs: attached (fp_entry_filter), stage */
-	int generic_entry_fd;             /* fp_entry; -1 unless this process loaded it */
-	int stages_fd, meta_fd, state_fd, stats_fd, lim_fd, last_fd;
-	int dump_fd;                      /* the dump stage program (slot 0 when active) */
-	int ring_fd, smp_fd, dcfg_fd;     /* fp_ring, fp_smp_stats, fp_dump_cfg */
+	struct fp_pipeline *pl;           /* the interface's pipeline (owned) */
+	int fused_fd, filter_fd;          /* programs: fp_entry_filter, the slot's fp_filter */
+	int fmeta_fd, state_fd, stats_fd, lim_fd, last_fd;
+	int smp_fd;                       /* the dump's fp_smp_stats (-1: no dump stage) */
 	int gen_fd[GM_MAX];
 	__u32 gen_n[GM_MAX];              /* entries of one generation in each */
-	unsigned flat_bits;               /* fp_meta.flat_bits */
-	struct entry_bpf *entry_skel;     /* set when this process loaded them */
-	struct filter_bpf *filter_skel;
-	struct dump_bpf *dump_skel;
+	unsigned flat_bits;               /* fp_flt_meta.flat_bits */
+	struct filter_bpf *filter_skel;   /* set when this process loaded it */
 	/* BPF_PROG_TEST_RUN (fp_filter__run): the limiter's clock (when
 	 * test_clock is set; else CLOCK_MONOTONIC) and the last run's record */
 	bool test_clock;
@@ -50,15 +48,11 @@ bool fp_share__is_dir(const char *root, const char *ifname, char *err, size_t er
 /* How many interfaces under root are loaded with share name. */
 int fp_share__members(const char *root, const char *name);
 
-/* Removes every pin of dir, then dir (filter_attach.c). */
+/* Removes every pin of dir, then dir. */
 void fp_unpin_dir(const char *dir);
-/* flock of the pin root held by load and unload: an fd, or a negative errno
- * with err set (filter_attach.c). */
+/* flock of the pin root (pipeline_attach.c). */
 int fp_root_lock(const char *root, char *err, size_t errlen);
-/* True if ifindex runs an XDP program in any mode. */
-bool fp_xdp_busy(unsigned ifindex);
-/* What runs on ifindex, and how to remove it by hand, for a refused attach. */
-void fp_xdp_hint(unsigned ifindex, const char *ifname, char *buf, size_t len);
+int fp_mkdirs(const char *path);
 /* Counters kept across applies (filter_counters.c). */
 struct fp_flt_image;
 /* Writes generation spare's counter bases for img: a rule (or the default

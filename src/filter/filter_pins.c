@@ -31,13 +31,13 @@ int fp_filter__pins_current(const struct fp_filter *f, const char *ifname, const
 	__u32 ours = 0, pinned = 0;
 	int fd, ret;
 
-	if (snprintf(path, sizeof(path), "%s/%s/fp_meta", fp_bpffs_root(bpffs), ifname) >=
+	if (snprintf(path, sizeof(path), "%s/%s/filter/fp_flt_meta", fp_bpffs_root(bpffs), ifname) >=
 	    (int)sizeof(path))
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	ret = map_id(f->meta_fd, &ours);
+	ret = map_id(f->fmeta_fd, &ours);
 	if (!ret)
 		ret = map_id(fd, &pinned);
 	close(fd);

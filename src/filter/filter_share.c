@@ -160,21 +160,22 @@ void fp_share__remove(const char *root, const char *name)
 	rmdir(dir); /* only when empty */
 }
 
-/* The share named in ROOT/entry/fp_meta ("" when none or unreadable). */
+/* The share named in ROOT/entry/filter/fp_flt_meta ("" when none or
+ * unreadable). */
 static void share_of(const char *root, const char *entry, char *name)
 {
 	char path[PATH_MAX];
-	struct fp_meta meta;
-	__u32 zero = 0;
+	struct fp_flt_meta meta;
+	__u32 zero = 0, abi = 0;
 	int fd;
 
 	name[0] = 0;
-	snprintf(path, sizeof(path), "%s/%s/fp_meta", root, entry);
+	snprintf(path, sizeof(path), "%s/%s/filter/fp_flt_meta", root, entry);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return;
 	memset(&meta, 0, sizeof(meta));
-	if (!bpf_map_lookup_elem(fd, &zero, &meta) && meta.abi_version == FP_ABI_VERSION)
+	if (!fp_read_abi(fd, &abi) && abi == FP_FILTER_ABI && !bpf_map_lookup_elem(fd, &zero, &meta))
 		snprintf(name, FP_SHARE_NAME_MAX + 1, "%.*s", FP_SHARE_NAME_MAX, meta.share);
 	close(fd);
 }
@@ -224,14 +225,23 @@ int fp_share__gc(const char *root, char *removed, size_t len)
 	return n;
 }
 
-int fp_filter__meta(const struct fp_filter *f, struct fp_meta *meta)
+int fp_filter__meta(const struct fp_filter *f, struct fp_filter_meta *meta)
 {
+	struct fp_flt_meta fm;
+	struct fp_meta pm;
 	__u32 zero = 0;
 
 	memset(meta, 0, sizeof(*meta));
-	if (bpf_map_lookup_elem(f->meta_fd, &zero, meta))
+	if (bpf_map_lookup_elem(f->fmeta_fd, &zero, &fm))
 		return -errno;
-	meta->share[sizeof(meta->share) - 1] = 0;
+	if (fp_pipeline__meta(f->pl, &pm))
+		memset(&pm, 0, sizeof(pm));
+	meta->abi_version = fm.abi_version;
+	meta->ifindex = pm.ifindex;
+	meta->xdp_flags = pm.xdp_flags;
+	meta->flat_bits = fm.flat_bits;
+	meta->loaded_ns = fm.loaded_ns;
+	snprintf(meta->share, sizeof(meta->share), "%.*s", (int)sizeof(fm.share) - 1, fm.share);
 	return 0;
 }
 

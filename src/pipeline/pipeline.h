@@ -31,6 +31,20 @@ struct fp_pipeline;
 
 /* ---- the stage table ---------------------------------------------------- */
 
+/* What an unload did. */
+#define FP_UNLOAD_MAX_PINS 64
+struct fp_unload_report {
+	bool detached;               /* fastpath's program was detached ... */
+	char ifname[16];             /* ... from this interface (its name now) */
+	__u32 ifindex, prog_id;
+	__u32 xdp_flags;             /* the mode it ran in (XDP_FLAGS_*_MODE) */
+	__u32 other_id;              /* another program attached there, left alone (0: none) */
+	unsigned n_pins;             /* pins removed */
+	char share[16];              /* the interface's filter share ("": none) */
+	char share_removed[16];      /* a share left without members, removed ("": none) */
+	char pins[FP_UNLOAD_MAX_PINS][64]; /* their names, stage/name (the first ones) */
+};
+
 /* A stage's packets for `pipeline show`: in, and out by XDP action
  * (XDP_ABORTED, XDP_DROP, XDP_PASS, XDP_TX, XDP_REDIRECT). */
 struct fp_stage_counts {
@@ -57,9 +71,11 @@ struct fp_stage_ops {
 	int (*load)(struct fp_pipeline *pl, char *err, size_t errlen);
 	/* Reads its counters from its pin directory (NULL: none). */
 	int (*counters)(const char *dir, struct fp_stage_counts *c);
-	/* After its pins are removed, under the root lock (NULL: nothing):
-	 * the filter's share garbage collection. */
-	void (*unloaded)(const char *root);
+	/* Under the root lock, before its pins in dir are removed, and after
+	 * (NULL: nothing): the filter notes its share, then collects shares
+	 * left without members. */
+	void (*unloading)(const char *dir, struct fp_unload_report *r);
+	void (*unloaded)(const char *root, struct fp_unload_report *r);
 };
 
 /* The built-in stages in slot order, NULL-terminated; tests add theirs. */
@@ -106,19 +122,6 @@ int fp_pipeline__open_or_load(const char *ifname, const struct fp_pipeline_opts 
 int fp_pipeline__open_test(struct fp_pipeline **out, char *err, size_t errlen);
 void fp_pipeline__close(struct fp_pipeline *pl);
 
-/* What an unload did. */
-#define FP_UNLOAD_MAX_PINS 64
-struct fp_unload_report {
-	bool detached;               /* fastpath's program was detached ... */
-	char ifname[16];             /* ... from this interface (its name now) */
-	__u32 ifindex, prog_id;
-	__u32 xdp_flags;             /* the mode it ran in (XDP_FLAGS_*_MODE) */
-	__u32 other_id;              /* another program attached there, left alone (0: none) */
-	unsigned n_pins;             /* pins removed */
-	char share[16];              /* the interface's filter share ("": none) */
-	char share_removed[16];      /* a share left without members, removed ("": none) */
-	char pins[FP_UNLOAD_MAX_PINS][64]; /* their names, stage/name (the first ones) */
-};
 /*
  * Detaches the pipeline (by the ifindex and program id pinned at load: a
  * renamed interface is found) and removes every stage's pins and its own,
@@ -128,6 +131,12 @@ struct fp_unload_report {
  */
 int fp_pipeline__unload(const char *ifname, const char *bpffs, bool force,
 			struct fp_unload_report *r, char *err, size_t errlen);
+
+/* Takes the pin root's lock for a sequence of changes (a stage's load that
+ * must know a share before the verifier); add_stage, remove_stage and
+ * set_enabled then do not take it again. */
+int fp_pipeline__lock(struct fp_pipeline *pl, char *err, size_t errlen);
+void fp_pipeline__unlock(struct fp_pipeline *pl);
 
 /* Accessors. */
 const char *fp_pipeline__ifname(const struct fp_pipeline *pl);
@@ -176,6 +185,11 @@ int fp_pipeline__remove_stage(const char *ifname, const char *bpffs,
 /* Whether the stage is loaded on pl (its pins are there, or in a test
  * pipeline its slot is filled). */
 bool fp_pipeline__has_stage(const struct fp_pipeline *pl, const struct fp_stage_ops *s);
+/* A test pipeline has no pins to keep a stage's loaded object alive: it
+ * keeps the object (destroy(obj) at close) under the stage's name. */
+int fp_pipeline__keep(struct fp_pipeline *pl, const char *name, void *obj,
+		      void (*destroy)(void *));
+void *fp_pipeline__kept(const struct fp_pipeline *pl, const char *name);
 /* Opens a pin of the stage's directory; -ENOENT if absent. */
 int fp_pipeline__stage_pin(const struct fp_pipeline *pl, const struct fp_stage_ops *s,
 			   const char *name, int *fd);
@@ -195,6 +209,10 @@ bool fp_pipeline__enabled(const struct fp_pipeline *pl, const struct fp_stage_op
  * order; no lock. */
 int fp_pipeline__fill_slot(struct fp_pipeline *pl, unsigned slot, int prog_fd);
 int fp_pipeline__empty_slot(struct fp_pipeline *pl, unsigned slot);
+
+/* fp_ctl.dump (FP_CTL_DUMP_*): the dump's own field, written alone. */
+void fp_pipeline__set_dump(struct fp_pipeline *pl, __u32 flags);
+__u32 fp_pipeline__dump_flags(const struct fp_pipeline *pl);
 
 /* For `pipeline show` and `status`. */
 struct fp_slot_info {

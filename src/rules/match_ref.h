@@ -81,6 +81,7 @@
 #include <stdint.h>
 
 #include "rule.h"
+#include <fastpath/filter_abi.h>
 
 /* What the reference parser found in one frame. */
 struct fp_ref_pkt {

@@ -152,7 +152,7 @@ int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_statu
 	st->n_rules = v.n_rules;
 	st->stages = read_stages(fp_bpffs_root(bpffs), ifname);
 	/* a killed `dump --match` leaves its slot filled, flags clear: idle */
-	if ((st->stages & 1u << FP_STAGE_DUMP) && fp_dump__running(f, &dump_pid) != 1)
+	if ((st->stages & 1u << FP_STAGE_DUMP) && fp_dump__running(fp_filter__pipeline(f), &dump_pid) != 1)
 		st->stages &= ~(1u << FP_STAGE_DUMP);
 	st->state = attach_state(f, ifname, st);
 	fp_filter__close(f);

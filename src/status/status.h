@@ -33,7 +33,7 @@ struct fp_iface_status {
 	enum fp_iface_state state;
 	int error;                /* FP_IFACE_BROKEN: negative errno */
 	char err[256];            /* FP_IFACE_BROKEN: what failed, what to do */
-	struct fp_meta meta;      /* ifindex, xdp_flags, loaded_ns */
+	struct fp_filter_meta meta;     /* ifindex, xdp_flags, loaded_ns */
 	struct fp_flt_state flt;  /* serial = generation, applied_ns */
 	bool has_rules;           /* a rule set was applied */
 	uint8_t default_verdict;  /* XDP_PASS / XDP_DROP */

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The dump's exit watch (src/dump/dump_exit.bpf.c) on real process exits:
- * a child loads it for itself on a dump config and filter state of ours,
+ * a child loads it for itself on a dump config and control word of ours,
  * as `fastpath dump` does, then
  * - one of its threads ends, and another process ends: nothing changes;
- * - it is killed with SIGKILL: the state's dump flags, the config's active
- *   and use_match are 0 once it is reaped, and nothing else changed (the
- *   generation fields belong to `apply`);
+ * - it is killed with SIGKILL: the control word's dump flags and the dump
+ *   slot's enabled bit, the config's active and use_match are 0 once it is
+ *   reaped, and nothing else changed (the other bits belong to the
+ *   pipeline);
  * - when the config names another owner, its death changes nothing.
  */
 #include <errno.h>
@@ -34,8 +35,7 @@ static int setup(void **state)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mm, .map_flags = BPF_F_MMAPABLE);
 
-	state_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fp_flt_state", 4,
-				  sizeof(struct fp_flt_state), 1, &mm);
+	state_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fp_ctl", 4, sizeof(struct fp_ctl), 1, &mm);
 	cfg_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fp_dump_cfg", 4, sizeof(struct fp_dump_cfg),
 				1, NULL);
 	return 0;
@@ -48,8 +48,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static const struct fp_flt_state st0 = {
-	.gen = 1, .dump = FP_FLT_DUMP_ACTIVE | FP_FLT_DUMP_MATCH, .serial = 77, .applied_ns = 123456789,
+static const struct fp_ctl st0 = {
+	.enabled = 1u << FP_STAGE_DUMP | 1u << FP_STAGE_FILTER | 1u << 5,
+	.dump = FP_CTL_DUMP_ACTIVE | FP_CTL_DUMP_OWN_RATE,
 };
 
 static void put(uint32_t owner)
@@ -62,7 +63,7 @@ static void put(uint32_t owner)
 	assert_int_equal(bpf_map_update_elem(cfg_fd, &zero, &c, 0), 0);
 }
 
-static void get(struct fp_flt_state *s, struct fp_dump_cfg *c)
+static void get(struct fp_ctl *s, struct fp_dump_cfg *c)
 {
 	__u32 zero = 0;
 
@@ -90,7 +91,7 @@ static void child(int r, int w)
 		x->rodata->owner_tgid = (uint32_t)getpid();
 		x->rodata->pidns_dev = ns.st_dev;
 		x->rodata->pidns_ino = ns.st_ino;
-		ret = bpf_map__reuse_fd(x->maps.fp_flt_state, state_fd);
+		ret = bpf_map__reuse_fd(x->maps.fp_ctl, state_fd);
 		if (!ret)
 			ret = bpf_map__reuse_fd(x->maps.fp_dump_cfg, cfg_fd);
 		if (!ret)
@@ -168,7 +169,7 @@ static void kill_child(pid_t pid)
 
 static void test_owner_killed(void **state)
 {
-	struct fp_flt_state s;
+	struct fp_ctl s;
 	struct fp_dump_cfg c;
 	pid_t pid, other;
 
@@ -196,9 +197,7 @@ static void test_owner_killed(void **state)
 	assert_int_equal(c.active, 0);
 	assert_int_equal(c.use_match, 0);
 	/* what is not the dump's stays */
-	assert_int_equal(s.gen, st0.gen);
-	assert_int_equal(s.serial, st0.serial);
-	assert_int_equal(s.applied_ns, st0.applied_ns);
+	assert_int_equal(s.enabled, st0.enabled & ~(1u << FP_STAGE_DUMP));
 	assert_int_equal(c.owner_pid, (uint32_t)pid);
 	assert_int_equal(c.sample_n, 5);
 	assert_int_equal(c.snaplen, 128);
@@ -206,7 +205,7 @@ static void test_owner_killed(void **state)
 
 static void test_other_owner(void **state)
 {
-	struct fp_flt_state s;
+	struct fp_ctl s;
 	struct fp_dump_cfg c;
 	pid_t pid;
 
@@ -220,6 +219,7 @@ static void test_other_owner(void **state)
 	kill_child(pid);
 	get(&s, &c);
 	assert_int_equal(s.dump, st0.dump);
+	assert_int_equal(s.enabled, st0.enabled);
 	assert_int_equal(c.active, 1);
 	assert_int_equal(c.use_match, 1);
 	assert_int_equal(c.owner_pid, (uint32_t)getpid());

@@ -22,6 +22,13 @@
 #include "rules/match_ref.h"
 #include "dump.skel.h"
 
+
+/* The dump stage's object in the filter's test pipeline. */
+static struct dump_bpf *dump_skel(struct fp_filter *f)
+{
+	return fp_pipeline__kept(fp_filter__pipeline(f), "dump");
+}
+
 static struct fp_filter *f;
 
 static int setup(void **state)
@@ -60,7 +67,7 @@ static void test_match_vs_reference(void **state)
 		rng_seed(&r, 7000 + i);
 		random_rule(&r, i, &rule);
 		o.match = &rule;
-		assert_int_equal(fp_dump__start(f, &o, count_cb, &n, &d, err, sizeof(err)), 0);
+		assert_int_equal(fp_dump__start(fp_filter__pipeline(f), f, &o, count_cb, &n, &d, err, sizeof(err)), 0);
 		for (unsigned p = 0; p < per; p++) {
 			uint8_t frame[PKT_MAX];
 			struct fp_ref_pkt ref;
@@ -76,12 +83,12 @@ static void test_match_vs_reference(void **state)
 			fp_ref__parse(frame, len, &ref);
 			want = fp_ref__rule_matches(&rule, &ref);
 			assert_int_equal(fp_filter__run(f, frame, len, &verdict, &idx), 0);
-			if (f->dump_skel->bss->last_match != want) {
+			if (dump_skel(f)->bss->last_match != want) {
 				char text[FP_RULE_TEXT];
 
 				fp_rule__format(&rule, text, sizeof(text));
 				fprintf(stderr, "match %s: reference %d, dump stage %u\n", text, want,
-					f->dump_skel->bss->last_match);
+					dump_skel(f)->bss->last_match);
 				pkt_hexdump(stderr, frame, len);
 				fail();
 			}
@@ -119,7 +126,7 @@ static void test_sampled_frames_reach_ring(void **state)
 		skip();
 	assert_int_equal(fp_ruleset__parse(rules, strlen(rules), &set, &dg), 0);
 	assert_int_equal(fp_filter__apply(f, &set, err, sizeof(err)), 0);
-	assert_int_equal(fp_dump__start(f, &o, count_cb, &n, &d, err, sizeof(err)), 0);
+	assert_int_equal(fp_dump__start(fp_filter__pipeline(f), f, &o, count_cb, &n, &d, err, sizeof(err)), 0);
 	for (int i = 0; i < 100; i++) {
 		struct pkt b;
 		uint32_t v, idx;

@@ -51,7 +51,7 @@ static void test_filter_programs_headroom(void **state)
 
 	if (!filter)
 		skip();
-	entry = verified_insns(filter->entry_fd);
+	entry = verified_insns(filter->fused_fd);
 	staged = verified_insns(filter->filter_fd);
 	fprintf(stderr, "# verified insns: fp_entry_filter %u, fp_filter %u (limit %u)\n", entry,
 		staged, HEADROOM_LIMIT);

@@ -63,7 +63,7 @@ static struct fp_metrics sample(void)
 
 	snprintf(sts[0].name, sizeof(sts[0].name), "eth0");
 	sts[0].state = FP_IFACE_OK;
-	sts[0].meta = (struct fp_meta){ .xdp_flags = XDP_FLAGS_DRV_MODE,
+	sts[0].meta = (struct fp_filter_meta){ .xdp_flags = XDP_FLAGS_DRV_MODE,
 					.loaded_ns = 1764756360000000007ull };
 	sts[0].flt = (struct fp_flt_state){ .serial = 42, .applied_ns = 1764756399123456789ull };
 	sts[0].has_rules = true;
@@ -72,7 +72,7 @@ static struct fp_metrics sample(void)
 
 	snprintf(sts[1].name, sizeof(sts[1].name), "a\"b\\c\n");
 	sts[1].state = FP_IFACE_MISSING;
-	sts[1].meta = (struct fp_meta){ .xdp_flags = XDP_FLAGS_SKB_MODE, .loaded_ns = 5 };
+	sts[1].meta = (struct fp_filter_meta){ .xdp_flags = XDP_FLAGS_SKB_MODE, .loaded_ns = 5 };
 	sts[1].n_rules = 1;
 	sts[1].stages = (1u << FP_STAGE_DUMP) | (1u << FP_STAGE_FILTER);
 
