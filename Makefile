@@ -96,7 +96,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(S
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a -lcmocka $(LDLIBS)
 
-$(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS) $(TSTAGE_SKELS)
+$(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS) $(TSTAGE_SKELS) $(wildcard tests/stage/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a -lcmocka $(LDLIBS)
 

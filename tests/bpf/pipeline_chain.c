@@ -15,8 +15,6 @@
  * The process stays on one CPU so that the per-CPU parse read back is the
  * one the run wrote.
  */
-#include <errno.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,14 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <fastpath/abi.h>
 #include <fastpath/dump_abi.h>
 #include "common/pkt.h"
-#include "stage/mark.h"
+#include "stage/mark_util.h"
 #include "entry.skel.h"
 #include "dump.skel.h"
 #include "mark.skel.h"
@@ -43,7 +40,7 @@ static const unsigned mark_slot[N_MARKS] = { 1, 2, 4 };
 static struct entry_bpf *entry;
 static struct dump_bpf *dump;
 static struct mark_bpf *mark[N_MARKS];
-static int cpu = -1, ncpus;
+static int cpu = -1;
 
 /* ---- loading: the entry's maps handed to each stage's object ------------ */
 
@@ -64,14 +61,9 @@ static int reuse_pipeline_maps(struct bpf_object *obj)
 
 static int setup(void **state)
 {
-	cpu_set_t one;
-
 	/* one CPU for the whole run: the parse read back is that CPU's */
-	cpu = sched_getcpu();
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	ncpus = libbpf_num_possible_cpus();
-	if (cpu < 0 || ncpus <= 0 || sched_setaffinity(0, sizeof(one), &one)) {
+	cpu = chain_pin_cpu();
+	if (cpu < 0) {
 		fprintf(stderr, "cannot pin to one CPU\n");
 		return -1;
 	}
@@ -105,27 +97,23 @@ static int teardown(void **state)
 
 static void fill(unsigned slot, int prog_fd)
 {
-	__u32 k = slot;
+	chain_fill(bpf_map__fd(entry->maps.fp_stages), slot, prog_fd);
+}
 
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(entry->maps.fp_stages), &k, &prog_fd, 0),
-			 0);
+static void empty(unsigned slot)
+{
+	chain_empty(bpf_map__fd(entry->maps.fp_stages), slot);
 }
 
 static void empty_all(void)
 {
-	for (__u32 k = 0; k < FP_STAGE_MAX; k++) {
-		int rc = bpf_map_delete_elem(bpf_map__fd(entry->maps.fp_stages), &k);
-
-		assert_true(rc == 0 || errno == ENOENT);
-	}
+	for (unsigned s = 0; s < FP_STAGE_MAX; s++)
+		empty(s);
 }
 
 static void set_ctl(__u32 enabled, __u32 dump_flags)
 {
-	struct fp_ctl c = { .enabled = enabled, .dump = dump_flags };
-	__u32 zero = 0;
-
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(entry->maps.fp_ctl), &zero, &c, 0), 0);
+	chain_set_ctl(bpf_map__fd(entry->maps.fp_ctl), enabled, dump_flags);
 }
 
 static void set_dump(__u32 active, __u32 drops_only)
@@ -174,58 +162,18 @@ static void udp6(struct pkt *b, const char *src, const char *dst)
 /* Runs the frame through the attached program, fp_entry; its XDP action. */
 static __u32 run(const struct pkt *b)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = b->buf, .data_size_in = b->len, .repeat = 1);
-
-	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(entry->progs.fp_entry), &o), 0);
-	assert_int_equal(sched_getcpu(), cpu);
-	return o.retval;
+	return chain_run(bpf_program__fd(entry->progs.fp_entry), cpu, b->buf, b->len);
 }
 
 /* This CPU's parse of the last packet. */
 static void scratch(struct fp_pkt *out)
 {
-	struct fp_pkt *all = calloc(ncpus, sizeof(*all));
-	__u32 zero = 0;
-
-	assert_non_null(all);
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(entry->maps.fp_scratch), &zero, all), 0);
-	*out = all[cpu];
-	free(all);
+	chain_scratch(bpf_map__fd(entry->maps.fp_scratch), cpu, out);
 }
 
 static struct mark_counts counts(unsigned i)
 {
-	struct mark_counts *all = calloc(ncpus, sizeof(*all)), sum = { 0 };
-	__u32 zero = 0;
-
-	assert_non_null(all);
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(mark[i]->maps.mark_cnt), &zero, all), 0);
-	for (int c = 0; c < ncpus; c++) {
-		sum.in += all[c].in;
-		for (int a = 0; a < MARK_ACTIONS; a++)
-			sum.out[a] += all[c].out[a];
-	}
-	free(all);
-	return sum;
-}
-
-/* Checks that the packet was marked exactly by the slots of `want`, in
- * ascending order (first visit: 1). */
-static void assert_marks(const struct fp_pkt *p, __u32 want)
-{
-	unsigned order = 0;
-
-	if (p->facts != want)
-		fail_msg("facts 0x%02x, want 0x%02x", p->facts, want);
-	for (unsigned s = 0; s < FP_STAGE_CHAIN; s++) {
-		if (!(want >> s & 1))
-			continue;
-		order++;
-		if (p->fact[s] != MARK_FACT(s, order))
-			fail_msg("slot %u: fact 0x%08x (slot %u, visit %u), want visit %u", s,
-				 p->fact[s], MARK_FACT_SLOT(p->fact[s]), MARK_FACT_ORDER(p->fact[s]),
-				 order);
-	}
+	return mark_counts_sum(bpf_map__fd(mark[i]->maps.mark_cnt));
 }
 
 /* ---- the chain ---------------------------------------------------------- */
@@ -274,15 +222,13 @@ static void test_empty_slot_skipped(void **state)
 {
 	struct fp_pkt p;
 	struct pkt b;
-	__u32 k = 2;
 
-	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(entry->maps.fp_stages), &k), 0);
+	empty(2);
 	udp4(&b, "192.0.2.1", "198.51.100.7");
 	assert_int_equal(run(&b), XDP_PASS);
 	scratch(&p);
 	assert_marks(&p, 1u << 1 | 1u << 4); /* 4 is the second visit */
-	k = 1;
-	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(entry->maps.fp_stages), &k), 0);
+	empty(1);
 	assert_int_equal(run(&b), XDP_PASS);
 	scratch(&p);
 	assert_marks(&p, 1u << 4);
@@ -439,11 +385,7 @@ static void test_dump_sees_stage_verdicts(void **state)
 	/* a dump flagged but its tap gone: each stage goes on by itself */
 	set_ctl(1u << 1 | 1u << 2 | 1u << 4, FP_CTL_DUMP_ACTIVE);
 	mark[1]->data->action = XDP_PASS;
-	{
-		__u32 k = FP_SLOT_TAP;
-
-		assert_int_equal(bpf_map_delete_elem(bpf_map__fd(entry->maps.fp_stages), &k), 0);
-	}
+	empty(FP_SLOT_TAP);
 	assert_int_equal(run(&b), XDP_PASS);
 	scratch(&p);
 	assert_marks(&p, 1u << 1 | 1u << 2 | 1u << 4);
