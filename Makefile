@@ -33,6 +33,12 @@ CLI_SRCS  := $(shell find src/cli -name '*.c' | sort)
 CLI_OBJS  := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 HDRS      := $(shell find src include -name '*.h')
 
+# Test stages (tests/stage/*.bpf.c): built like a product stage, with a
+# skeleton, but not part of BPF_OBJS (the product never loads them).
+TSTAGE_SRCS := $(wildcard tests/stage/*.bpf.c)
+TSTAGE_OBJS := $(patsubst tests/%.bpf.c,$(BUILD)/bpf/tests/%.bpf.o,$(TSTAGE_SRCS))
+TSTAGE_SKELS := $(foreach s,$(TSTAGE_SRCS),$(BUILD)/skel/$(basename $(basename $(notdir $(s)))).skel.h)
+
 TCOMMON_SRCS := $(wildcard tests/common/*.c)
 TCOMMON_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(TCOMMON_SRCS))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_*.c))
@@ -62,6 +68,15 @@ $(BUILD)/skel/%.skel.h: $(BPF_OBJS)
 	@mkdir -p $(dir $@)
 	$(BPFTOOL) gen skeleton $(filter %/$*.bpf.o,$(BPF_OBJS)) name $*_bpf > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/bpf/tests/%.bpf.o: tests/%.bpf.c $(BPF_HDRS) $(wildcard tests/stage/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# A static pattern: these take precedence over the product's skeleton rule.
+$(TSTAGE_SKELS): $(BUILD)/skel/%.skel.h: $(BUILD)/bpf/tests/stage/%.bpf.o
+	@mkdir -p $(dir $@)
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
 $(BUILD)/obj/%.o: src/%.c $(HDRS) $(SKELS) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -81,7 +96,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(S
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a -lcmocka $(LDLIBS)
 
-$(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS)
+$(BUILD)/tests/bpf/%: tests/bpf/%.c $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS) $(TSTAGE_SKELS) $(wildcard tests/stage/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a -lcmocka $(LDLIBS)
 
@@ -93,7 +108,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP) $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $$(sed -n '1s#^// fuzz-sources:##p' $<) $(LDLIBS)
 
-.SECONDARY: $(TCOMMON_OBJS) $(BPF_OBJS) $(SKELS)
+.SECONDARY: $(TCOMMON_OBJS) $(BPF_OBJS) $(SKELS) $(TSTAGE_OBJS) $(TSTAGE_SKELS)
 
 tests-build: $(BUILD)/fastpath $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,9 +20,15 @@ int fp_htab__init(struct fp_htab *h, size_t ksz, size_t hint)
 {
 	size_t cap = 16;
 
+	memset(h, 0, sizeof(*h));
+	/* past SIZE_MAX / 4 the doubling below would reach 0 and never end;
+	 * no allocation could hold such a table anyway */
+	if (hint > SIZE_MAX / 4)
+		return -ENOMEM;
 	while (cap < hint * 2)
 		cap <<= 1;
-	memset(h, 0, sizeof(*h));
+	if ((ksz && cap > SIZE_MAX / ksz) || cap > SIZE_MAX / sizeof(*h->vals))
+		return -ENOMEM;
 	h->ksz = ksz;
 	h->cap = cap;
 	h->keys = malloc(cap * ksz);

@@ -17,7 +17,7 @@ struct fp_htab {
 	uint8_t *used;
 };
 
-/* 0 or -ENOMEM. */
+/* 0 or -ENOMEM (also for a hint or key size no table can hold). */
 int fp_htab__init(struct fp_htab *h, size_t ksz, size_t hint);
 /* The value stored for key, or NULL. */
 uint32_t *fp_htab__find(const struct fp_htab *h, const void *key);
