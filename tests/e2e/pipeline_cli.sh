@@ -5,7 +5,8 @@
 # filter (not broken), enable/disable round trips seen in show (and in the
 # filter's counters with real packets), an unknown stage (exit 2, listing
 # every stage of the table), usage errors, unload (no XDP program and not
-# one pin left, every pin named), and a load over another XDP program
+# one pin left, every pin named), --bpffs after the verb, and a load over
+# another XDP program
 # (refused with its id and name, in native and skb mode; it stays attached
 # and no pin is left).
 set -euo pipefail
@@ -180,6 +181,16 @@ expect 0 -j pipeline show "$va" && check "show says skb" pyok "d['mode']=='skb'"
 expect 0 pipeline unload "$va"
 check "unload (skb): nothing left" bash -c "test -z \"\$(ip -n $a link show $va | grep xdp)\" && test ! -e $pins"
 
+# ---- --bpffs: another pin root, after the verb too -------------------------------
+alt=$FASTPATH_BPFFS/alt
+expect 0 pipeline load "$va" --bpffs "$alt"
+check "--bpffs: the pins are under the other root" bash -c "test -e $alt/$va/fp_entry && test ! -e $pins"
+expect 1 pipeline show "$va"
+expect 0 -j pipeline show "$va" --bpffs "$alt" && check "show --bpffs finds it" pyok "d['attached'] is True"
+expect 0 pipeline unload "$va" --bpffs "$alt"
+check "unload --bpffs: no program attached" test -z "$(attached_id)"
+check "unload --bpffs: no pin left" test ! -e "$alt/$va"
+
 # ---- load over another XDP program ------------------------------------------------
 cat >"$T/pass.c" <<'C'
 #include <linux/bpf.h>
@@ -195,7 +206,7 @@ other=$(attached_id)
 for mode in native skb; do
 	expect 1 pipeline load "$va" --mode "$mode"
 	check "load ($mode) over another program: names its id $other and name" \
-		bash -c "grep -qw 'id $other' $err && grep -q xdp_other_prog $err"
+		bash -c "grep -qw '$other' $err && grep -q xdp_other_prog $err"
 	check "... the other program stays attached" test "$(attached_id)" = "$other"
 	check "... no pin is left" test ! -e "$pins"
 done
