@@ -134,9 +134,11 @@ static void abi_warning(const struct fp_pipeline_info *in, const char *ifname, c
 			snprintf(cmd, sizeof(cmd), si->stage->load_cmd, ifname);
 		else
 			snprintf(cmd, sizeof(cmd), "fastpath pipeline load %s", ifname);
-		snprintf(buf, len, "the %s stage on %s is of ABI %u, this fastpath reads ABI %u: "
-			 "its counters are not read; reload it: `fastpath pipeline unload %s` "
-			 "and `%s`", si->stage->name, ifname, si->abi, si->stage->abi, ifname, cmd);
+		/* the whole pipeline: the table has no per-stage unload command */
+		snprintf(buf, len, "the %s stage on %s is of ABI %u, this fastpath's is %u: it "
+			 "does not write that stage's maps; reload it: `fastpath pipeline unload "
+			 "%s`, then `%s`", si->stage->name, ifname, si->abi, si->stage->abi, ifname,
+			 cmd);
 		return;
 	}
 }
