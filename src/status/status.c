@@ -13,6 +13,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "dump/dump.h"
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -72,23 +74,22 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Whether a `fastpath dump` runs: it sets FP_CTL_DUMP_ACTIVE, and its exit
- * program clears it when the process dies (a killed `dump --match` leaves
- * the dump's chain slot filled: idle, not running). */
-static bool dump_active(const struct fp_pipeline *pl)
+/* Whether a `fastpath dump` runs, whose process is alive: a killed one
+ * (whose exit program cleared the flags, or not: killed before that
+ * existed, or where it could not attach) leaves the dump's chain slot
+ * filled, idle, not running. The tap is the dump's (fp_stage_ops.tap). */
+static bool dump_running(struct fp_pipeline *pl)
 {
-	struct fp_ctl ctl;
-	__u32 zero = 0;
-	int fd = fp_pipeline__ctl_fd(pl);
+	uint32_t pid;
 
-	return fd >= 0 && !bpf_map_lookup_elem(fd, &zero, &ctl) && (ctl.dump & FP_CTL_DUMP_ACTIVE);
+	return fp_dump__running(pl, &pid) == 1;
 }
 
 /* The loaded stages of the table, in slot order, and which of them run. */
-static void read_stages(const struct fp_pipeline *pl, const struct fp_pipeline_info *in,
+static void read_stages(struct fp_pipeline *pl, const struct fp_pipeline_info *in,
 			struct fp_iface_status *st)
 {
-	bool dump_on = dump_active(pl);
+	bool dump_on = false, asked = false;
 
 	for (unsigned s = 0; s < FP_STAGE_CHAIN; s++) {
 		const struct fp_slot_info *si = &in->slot[s];
@@ -103,6 +104,10 @@ static void read_stages(const struct fp_pipeline *pl, const struct fp_pipeline_i
 		o->prog_id = si->prog_id;
 		o->counts = si->counts;
 		/* a tap stage's chain slot is filled only while a dump asks */
+		if (si->stage->tap && si->enabled && si->prog_id && !asked) {
+			dump_on = dump_running(pl);
+			asked = true;
+		}
 		o->running = si->enabled && si->prog_id && (!si->stage->tap || dump_on);
 		if (o->running)
 			st->stages |= 1u << s;

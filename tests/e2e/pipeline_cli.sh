@@ -42,7 +42,7 @@ check() { # check DESCRIPTION CMD...
 pyok() {
 	python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
-v=eval(sys.argv[2])
+v=eval("(" + sys.argv[2] + "\n)")
 if not v: print("    false:", sys.argv[2], file=sys.stderr)
 sys.exit(0 if v else 1)' "${2:-$out}" "$1"
 }
@@ -171,8 +171,8 @@ d['unloaded'] is True and d['prog_id']==$(pyeval "d['prog_id']" "$T/show") and
 d['pins_removed']==$npins and len(d['pins'])==min($npins, 64) and 'warning' not in d"
 check "unload: no XDP program on the link" test -z "$(attached_id)"
 check "unload: no pin left" test ! -e "$pins"
-expect 1 pipeline unload "$va"
-expect 0 pipeline unload "$va" --force
+expect 1 pipeline unload "$va" && check "a second unload: nothing is there, it says so" grep -q "$va" "$err"
+expect 1 pipeline unload "$va" --force && check "... also with --force" grep -q "$va" "$err"
 
 # ---- skb mode ------------------------------------------------------------------------
 expect 0 pipeline load "$va" --mode skb
