@@ -1,7 +1,8 @@
 # bash completion for fastpath(8). Objects and verbs come from the binary's
 # own help (so they follow what it has built in); interfaces from
 # `fastpath -j status` (those with fastpath loaded; for `filter load`, every
-# interface); rule ids from `fastpath -j filter list IFACE`.
+# interface); rule ids from `fastpath -j filter list IFACE`; stage names
+# (pipeline enable|disable) from `fastpath -j pipeline show IFACE`.
 #   install: /usr/share/bash-completion/completions/fastpath (make install),
 #   or `source completion/fastpath.bash`
 
@@ -31,6 +32,9 @@ _fastpath() {
 	if [[ $prev == --bpffs ]]; then
 		COMPREPLY=($(compgen -d -- "$cur")); return
 	fi
+	if [[ $prev == --mode ]]; then
+		COMPREPLY=($(compgen -W 'native skb' -- "$cur")); return
+	fi
 	if [[ -z $obj ]]; then
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '-j --json -p --pretty --bpffs -v --verbose -h --help -V --version' -- "$cur"))
@@ -44,6 +48,24 @@ _fastpath() {
 	loaded() { "$fp" "${bpffs[@]}" -j status 2>/dev/null | _fastpath_json_field iface; }
 	all() { ls /sys/class/net 2>/dev/null; }
 	case $obj in
+	pipeline)
+		if [[ -z $verb ]]; then
+			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |
+				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
+			return
+		fi
+		case $verb in
+		load) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--mode --bpffs' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(all)" -- "$cur")); fi ;;
+		unload) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--force' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
+		enable|disable) if [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur"))
+			elif [[ ${#args[@]} == 1 ]]; then
+				# the stages of the binary's table, as show lists them
+				COMPREPLY=($(compgen -W "$("$fp" "${bpffs[@]}" -j pipeline show "${args[0]}" \
+					2>/dev/null | _fastpath_json_field stage)" -- "$cur")); fi ;;
+		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
+		esac ;;
 	filter|rules)
 		if [[ -z $verb ]]; then
 			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |

@@ -41,7 +41,9 @@ void cli_audit(const struct cli *cli, const struct cli_audit *a)
 	char line[1536];
 	size_t len;
 
-	len = snprintf(line, sizeof(line), "filter %s %s%s%s by uid %u: ", a->verb, a->iface,
+	/* the object that changed: "filter add ...", "pipeline disable ..." */
+	len = snprintf(line, sizeof(line), "%s %s %s%s%s by uid %u: ",
+		       cli->object ? cli->object : "filter", a->verb, a->iface,
 		       a->source ? " from " : "", a->source ? a->source : "", (unsigned)getuid());
 	if (a->error) {
 		snprintf(line + len, sizeof(line) - len, "failed, nothing changed: %s", a->error);

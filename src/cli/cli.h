@@ -117,6 +117,7 @@ int cli_match(const char *name, const char *const *names, int n);
 /* Object handlers (argv[0] = the verb or the first argument after the object). */
 int cmd_rules(struct cli *cli, int argc, char **argv);
 int cmd_filter(struct cli *cli, int argc, char **argv);
+int cmd_pipeline(struct cli *cli, int argc, char **argv);
 int cmd_gen(struct cli *cli, int argc, char **argv);
 int cmd_dump(struct cli *cli, int argc, char **argv);
 int cmd_stats(struct cli *cli, int argc, char **argv);

@@ -26,6 +26,7 @@ extern int cmd_stats(struct cli *cli, int argc, char **argv) __attribute__((weak
 extern int cmd_status(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
+extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
 	const char *name;
@@ -37,6 +38,8 @@ struct cli_object {
 /* The one table of objects. Abbreviations are matched against all of them. */
 static const struct cli_object objects[] = {
 	{ "rules",    "check and show rule files",                         cmd_rules,    NULL },
+	{ "pipeline", "the XDP chain of an interface: load, show, enable/disable stages",
+		      cmd_pipeline, NULL },
 	{ "filter",   "the XDP filter: load, rules, stats, test on a pcap", cmd_filter,   NULL },
 	{ "gen",      "traffic generator (BPF_PROG_TEST_RUN live frames)", cmd_gen,      NULL },
 	{ "bpfgen",   "classic BPF generator (Cloudflare bpfgen's CLI)",   NULL,         cmd_bpfgen },
@@ -134,7 +137,17 @@ void cli_help(const struct cli *cli, const struct cli_verb *verbs, FILE *f)
 static void cmd_help(const struct cli *cli, const struct cli_verb *v, FILE *f)
 {
 	verb_usage(cli, v, f, "Usage:");
-	fprintf(f, "\n       %s\n\n       %s\n", v->help, options_help);
+	fprintf(f, "\n       %s\n\n", v->help);
+	/* a verb's examples, one line each */
+	for (const char *d = v->details; d && *d;) {
+		size_t n = strcspn(d, "\n");
+
+		fprintf(f, "       %.*s\n", (int)n, d);
+		d += n + (d[n] == '\n');
+	}
+	if (v->details)
+		fputc('\n', f);
+	fprintf(f, "       %s\n\n       More: man fastpath-%s\n", options_help, cli->object);
 }
 
 /* True if an argument before "--" asks for help. */

@@ -2,9 +2,10 @@
 /*
  * `fastpath status`: every interface with fastpath pins, its state (ok,
  * renamed, detached, iface missing, broken; orphan: fastpath's program
- * attached with no pins), XDP mode, filled stage slots, rule
- * count, rule-set generation, load and last apply times, and the share
- * of an interface loaded with --share.
+ * attached with no pins), XDP mode, the stages that run, the filter's rule
+ * count, rule-set generation, load and last apply times, the share of an
+ * interface loaded with --share, and its pipeline: attached or not, every
+ * loaded stage of the stage table and whether it is enabled.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,27 +27,48 @@ static void iso8601(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* "dump,filter" of the filled slots ("slot5" for a slot without a name). */
-static void stage_list(uint32_t mask, char *buf, size_t len)
+/* "dump,filter" of the stages that run (a tap stage, the dump, only while
+ * a dump asks for its chain slot). */
+static void stage_list(const struct fp_iface_status *st, char *buf, size_t len)
 {
 	size_t used = 0;
 
 	buf[0] = 0;
-	for (unsigned s = 0; s < FP_STAGE_MAX && used < len; s++) {
-		const char *name = fp_stage__name(s);
+	for (unsigned i = 0; i < st->n_stages && used < len; i++)
+		if (st->stage[i].running)
+			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+					 st->stage[i].name);
+}
 
-		if (!(mask & (1u << s)))
-			continue;
-		if (name)
-			used += snprintf(buf + used, len - used, "%s%s", used ? "," : "", name);
-		else
-			used += snprintf(buf + used, len - used, "%sslot%u", used ? "," : "", s);
+/* Every loaded stage and whether it is enabled: in JSON one row each, in
+ * text "dump,filter(off)" (a table cell cannot hold rows). */
+static void emit_pipeline(const struct fp_iface_status *st)
+{
+	char buf[160];
+	size_t used = 0;
+
+	if (out_is_json()) {
+		out_list_begin("pipeline");
+		for (unsigned i = 0; i < st->n_stages; i++) {
+			out_row_begin();
+			out_str("stage", st->stage[i].name);
+			out_u64("slot", st->stage[i].slot);
+			out_bool("enabled", st->stage[i].enabled);
+			out_row_end();
+		}
+		out_list_end();
+		return;
 	}
+	buf[0] = 0;
+	for (unsigned i = 0; i < st->n_stages && used < sizeof(buf); i++)
+		used += snprintf(buf + used, sizeof(buf) - used, "%s%s%s", used ? "," : "",
+				 st->stage[i].name, st->stage[i].enabled ? "" : "(off)");
+	out_str("pipeline", buf[0] ? buf : NULL);
 }
 
 static void emit_iface(const struct fp_iface_status *st)
 {
-	char when[32], stages[128], share[sizeof(st->meta.share)];
+	char when[32], stages[128];
 
 	out_row_begin();
 	out_str("iface", st->name);
@@ -63,26 +85,41 @@ static void emit_iface(const struct fp_iface_status *st)
 		out_null("applied");
 		out_null("renamed_to");
 		out_null("share");
+		/* an orphan is our program attached without pins */
+		if (st->state == FP_IFACE_ORPHAN)
+			out_bool("attached", true);
+		else
+			out_null("attached");
+		out_null("pipeline");
 		out_row_end();
 		return;
 	}
 	out_str("mode", fp_xdp_mode__name(st->meta.xdp_flags));
-	stage_list(st->stages, stages, sizeof(stages));
+	stage_list(st, stages, sizeof(stages));
 	out_str("stages", stages[0] ? stages : NULL);
-	out_u64("rules", st->n_rules);
-	out_u64("generation", st->flt.serial);
+	/* the filter's summary; null without a filter (a pipeline of other
+	 * stages is not a broken filter) */
+	if (st->has_filter) {
+		out_u64("rules", st->n_rules);
+		out_u64("generation", st->flt.serial);
+	} else {
+		out_null("rules");
+		out_null("generation");
+	}
 	iso8601(st->meta.loaded_ns, when, sizeof(when));
 	out_str("loaded", when);
-	if (st->has_rules && st->flt.applied_ns) {
+	if (st->has_filter && st->has_rules && st->flt.applied_ns) {
 		iso8601(st->flt.applied_ns, when, sizeof(when));
 		out_str("applied", when);
 	} else {
 		out_null("applied");
 	}
 	out_str("renamed_to", st->state == FP_IFACE_RENAMED ? st->renamed_to : NULL);
-	/* last: scripts that read the columns before it keep working */
-	snprintf(share, sizeof(share), "%.*s", (int)sizeof(st->meta.share) - 1, st->meta.share);
-	out_str("share", share[0] ? share : NULL);
+	/* share, then the pipeline's columns: scripts that read the columns
+	 * before them keep working */
+	out_str("share", st->share[0] ? st->share : NULL);
+	out_bool("attached", st->attached);
+	emit_pipeline(st);
 	out_row_end();
 }
 
@@ -161,7 +198,8 @@ int cmd_status(struct cli *cli, int argc, char **argv)
 	static const struct cli_verb cmd = {
 		"status", "[IFACE]",
 		"interfaces with fastpath loaded: state, XDP mode, stages, rules, generation, "
-		"load and apply times", do_status,
+		"load and apply times, share, attached, and each loaded stage of the pipeline "
+		"(\"(off)\": disabled)", do_status,
 	};
 
 	return cli_run(cli, &cmd, argc, argv);

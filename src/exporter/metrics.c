@@ -68,16 +68,23 @@ static void rule_id(const char *text, char *id, size_t len)
 	fp_diags__free(&d);
 }
 
+/* The filter's rules and counters can be rendered. */
 static bool readable(const struct fp_metrics_iface *m)
 {
 	return m->view && m->st->state != FP_IFACE_BROKEN;
 }
 
+/* A pipeline was read (with or without a filter). */
+static bool has_pipeline(const struct fp_metrics_iface *m)
+{
+	return m->st->state != FP_IFACE_BROKEN && m->st->state != FP_IFACE_ORPHAN;
+}
+
 /* The interface's share into buf ("" when its rule set is its own). */
 static const char *share_of(const struct fp_metrics_iface *m, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.*s", (int)sizeof(m->st->meta.share) - 1,
-		 m->st->state == FP_IFACE_ORPHAN ? "" : m->st->meta.share);
+	snprintf(buf, len, "%.*s", (int)sizeof(m->st->share) - 1,
+		 m->st->state == FP_IFACE_ORPHAN ? "" : m->st->share);
 	return buf;
 }
 
@@ -85,7 +92,7 @@ static const char *share_of(const struct fp_metrics_iface *m, char *buf, size_t 
  * share's rule counters are written once, for the first. */
 static bool share_seen(const struct fp_metrics *m, size_t i, const char *share)
 {
-	char other[sizeof(m->ifaces[0].st->meta.share)];
+	char other[sizeof(m->ifaces[0].st->share)];
 
 	for (size_t j = 0; share[0] && j < i; j++)
 		if (readable(&m->ifaces[j]) &&
@@ -155,7 +162,7 @@ static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value w
 	family(f, name, "counter", rule_families[what].help);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_filter_view *v = m->ifaces[i].view;
-		char share[sizeof(m->ifaces[i].st->meta.share)];
+		char share[sizeof(m->ifaces[i].st->share)];
 
 		if (!readable(&m->ifaces[i]))
 			continue;
@@ -175,24 +182,53 @@ static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value w
 	}
 }
 
+static const char *const xdp_action_names[5] = {
+	[XDP_ABORTED] = "aborted", [XDP_DROP] = "drop", [XDP_PASS] = "pass",
+	[XDP_TX] = "tx", [XDP_REDIRECT] = "redirect",
+};
+
+/* Whether a stage's packets are rendered by decision already: the filter's,
+ * from its view (its fp_stage_counts would count them a second time in
+ * the same family). */
+static bool by_decision(const struct fp_metrics_iface *mi, const struct fp_stage_status *s)
+{
+	return readable(mi) && !strcmp(s->name, "filter");
+}
+
 static void stage_counters(FILE *f, const struct fp_metrics *m, bool bytes)
 {
 	const char *name = bytes ? "fastpath_stage_bytes_total" : "fastpath_stage_packets_total";
 
 	family(f, name, "counter", bytes ?
-	       "Bytes (whole frames) each stage decided, by verdict and by how it decided." :
-	       "Packets each stage decided, by verdict and by how it decided.");
+	       "Bytes (whole frames) the filter stage decided, by verdict and by how it decided." :
+	       "Packets each stage of the pipeline decided, by verdict (the XDP action it gave; pass: on down the chain); the filter's also by how it decided (decision=).");
 	for (size_t i = 0; i < m->n; i++) {
-		const struct fp_filter_view *v = m->ifaces[i].view;
+		const struct fp_metrics_iface *mi = &m->ifaces[i];
+		const struct fp_filter_view *v = mi->view;
 
-		if (!readable(&m->ifaces[i]))
+		if (readable(mi)) {
+			for (int s = 0; s < FP_FLT_ST_MAX; s++) {
+				open_sample(f, name, mi->st->name);
+				label(f, "stage", "filter");
+				label(f, "verdict", stat_verdict(s));
+				label(f, "decision", fp_filter_stat__name(s));
+				value_u64(f, bytes ? v->stage[s].bytes : v->stage[s].packets);
+			}
+		}
+		/* every other stage of the table that counts, by XDP action */
+		if (bytes || !has_pipeline(mi))
 			continue;
-		for (int s = 0; s < FP_FLT_ST_MAX; s++) {
-			open_sample(f, name, m->ifaces[i].st->name);
-			label(f, "stage", "filter");
-			label(f, "verdict", stat_verdict(s));
-			label(f, "decision", fp_filter_stat__name(s));
-			value_u64(f, bytes ? v->stage[s].bytes : v->stage[s].packets);
+		for (unsigned k = 0; k < mi->st->n_stages; k++) {
+			const struct fp_stage_status *st = &mi->st->stage[k];
+
+			if (!st->counts.have || by_decision(mi, st))
+				continue;
+			for (int a = 0; a < 5; a++) {
+				open_sample(f, name, mi->st->name);
+				label(f, "stage", st->name);
+				label(f, "verdict", xdp_action_names[a]);
+				value_u64(f, st->counts.out[a]);
+			}
 		}
 	}
 }
@@ -208,7 +244,8 @@ static void iface_gauge(FILE *f, const struct fp_metrics *m, const char *name,
 		const struct fp_iface_status *st = m->ifaces[i].st;
 		const struct fp_filter_view *v = m->ifaces[i].view;
 
-		if (!readable(&m->ifaces[i]))
+		/* the load time is the pipeline's; the rest the filter's */
+		if (what == V_LOADED ? !has_pipeline(&m->ifaces[i]) : !readable(&m->ifaces[i]))
 			continue;
 		if (what == V_APPLIED && !(st->has_rules && st->flt.applied_ns))
 			continue;
@@ -228,16 +265,17 @@ static void stage_enabled(FILE *f, const struct fp_metrics *m)
 {
 	const char *name = "fastpath_stage_enabled";
 
-	family(f, name, "gauge", "1 if the stage's slot in the pipeline holds a program, else 0.");
+	family(f, name, "gauge",
+	       "1 if the stage is loaded on the interface and enabled (fastpath pipeline enable), 0 if loaded and disabled.");
 	for (size_t i = 0; i < m->n; i++) {
-		if (!readable(&m->ifaces[i]))
+		const struct fp_iface_status *st = m->ifaces[i].st;
+
+		if (!has_pipeline(&m->ifaces[i]))
 			continue;
-		for (unsigned s = 0; s < FP_STAGE_MAX; s++) {
-			if (!fp_stage__name(s))
-				continue;
-			open_sample(f, name, m->ifaces[i].st->name);
-			label(f, "stage", fp_stage__name(s));
-			value_u64(f, !!(m->ifaces[i].st->stages & (1u << s)));
+		for (unsigned k = 0; k < st->n_stages; k++) {
+			open_sample(f, name, st->name);
+			label(f, "stage", st->stage[k].name);
+			value_u64(f, st->stage[k].enabled);
 		}
 	}
 }
@@ -250,7 +288,7 @@ static void iface_info(FILE *f, const struct fp_metrics *m)
 	       "1 for every interface with fastpath pins (state ok, renamed, detached, iface missing or broken) or running fastpath's program without pins (orphan); share: the rule set it shares (load --share), absent when its own.");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
-		char share[sizeof(st->meta.share)];
+		char share[sizeof(st->share)];
 
 		open_sample(f, name, st->name);
 		label(f, "state", fp_iface_state__name(st->state));
@@ -360,7 +398,9 @@ int fp_metrics__scrape(const char *bpffs, uint64_t *errors, char **text, size_t 
 			++*errors;
 		}
 		ifs[done].st = &st[done];
-		ifs[done].view = st[done].state == FP_IFACE_BROKEN ? NULL : &views[done];
+		/* the filter's rules and counters, when the filter is loaded */
+		ifs[done].view = st[done].state == FP_IFACE_BROKEN || !st[done].has_filter ? NULL :
+				 &views[done];
 	}
 	for (size_t i = 0; i < n_orphans; i++)
 		ifs[n + i].st = &orphans[i];

@@ -10,6 +10,10 @@
  *   fastpath_rule_drops_total{iface,rule}            counter
  *   fastpath_rule_samples_total{iface,rule}          counter
  *   fastpath_stage_packets_total{iface,stage,verdict,decision}  counter
+ *                                  (the filter, by how it decided)
+ *   fastpath_stage_packets_total{iface,stage,verdict}  counter (every other
+ *                                  stage of the table that counts, by XDP
+ *                                  action: aborted drop pass tx redirect)
  *   fastpath_stage_bytes_total{iface,stage,verdict,decision}    counter
  *   fastpath_samples_total{iface}                    counter
  *   fastpath_samples_lost_total{iface}               counter
@@ -17,7 +21,7 @@
  *   fastpath_generation{iface}                       gauge
  *   fastpath_loaded_timestamp_seconds{iface}         gauge
  *   fastpath_applied_timestamp_seconds{iface}        gauge
- *   fastpath_stage_enabled{iface,stage}              gauge 0/1
+ *   fastpath_stage_enabled{iface,stage}              gauge 0/1 (every loaded stage)
  *   fastpath_interface_info{iface,state,mode}        gauge 1
  *   fastpath_scrape_errors_total                     counter
  *
@@ -35,7 +39,8 @@
 
 struct fp_metrics_iface {
 	const struct fp_iface_status *st;
-	const struct fp_filter_view *view; /* rules and counters; NULL when broken */
+	const struct fp_filter_view *view; /* the filter's rules and counters; NULL
+					    * when broken or without a filter */
 };
 
 struct fp_metrics {

@@ -12,6 +12,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
 #include "dump/dump.h"
 
 static int cmp_names(const void *a, const void *b)
@@ -73,53 +74,129 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Bit s set for every filled slot of ROOT/IFACE/fp_stages. */
-static uint32_t read_stages(const char *root, const char *ifname)
+/* Whether a `fastpath dump` runs, whose process is alive: a killed one
+ * (whose exit program cleared the flags, or not: killed before that
+ * existed, or where it could not attach) leaves the dump's chain slot
+ * filled, idle, not running. The tap is the dump's (fp_stage_ops.tap). */
+static bool dump_running(struct fp_pipeline *pl)
 {
-	char path[PATH_MAX];
-	uint32_t mask = 0, id;
-	int fd;
+	uint32_t pid;
 
-	snprintf(path, sizeof(path), "%s/%s/fp_stages", root, ifname);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	for (uint32_t s = 0; s < FP_STAGE_MAX; s++)
-		if (bpf_map_lookup_elem(fd, &s, &id) == 0) /* a PROG_ARRAY gives the prog id */
-			mask |= 1u << s;
-	close(fd);
-	return mask;
+	return fp_dump__running(pl, &pid) == 1;
 }
 
-/* OK, RENAMED, DETACHED or MISSING: where does our entry program run? By
- * the ifindex of the load first, so a renamed interface is still found. */
-static enum fp_iface_state attach_state(struct fp_filter *f, const char *ifname,
+/* The loaded stages of the table, in slot order, and which of them run. */
+static void read_stages(struct fp_pipeline *pl, const struct fp_pipeline_info *in,
+			struct fp_iface_status *st)
+{
+	bool dump_on = false, asked = false;
+
+	for (unsigned s = 0; s < FP_STAGE_CHAIN; s++) {
+		const struct fp_slot_info *si = &in->slot[s];
+		struct fp_stage_status *o = &st->stage[st->n_stages];
+
+		if (!si->stage || !si->loaded)
+			continue;
+		snprintf(o->name, sizeof(o->name), "%s", si->stage->name);
+		o->slot = s;
+		o->enabled = si->enabled;
+		o->abi_ok = si->abi_ok;
+		o->prog_id = si->prog_id;
+		o->counts = si->counts;
+		/* a tap stage's chain slot is filled only while a dump asks */
+		if (si->stage->tap && si->enabled && si->prog_id && !asked) {
+			dump_on = dump_running(pl);
+			asked = true;
+		}
+		o->running = si->enabled && si->prog_id && (!si->stage->tap || dump_on);
+		if (o->running)
+			st->stages |= 1u << s;
+		st->n_stages++;
+	}
+}
+
+/* OK, RENAMED, DETACHED or MISSING: where does our program run? By the
+ * ifindex of the load first (info.ifname), so a renamed interface is still
+ * found. */
+static enum fp_iface_state attach_state(const struct fp_pipeline_info *in, const char *ifname,
 					struct fp_iface_status *st)
 {
-	struct fp_filter_attach a;
-
-	if (fp_filter__attachment(f, &a))
-		return FP_IFACE_DETACHED;
-	st->prog_id = a.prog_id;
-	if (a.attached && strcmp(a.ifname, ifname)) {
-		snprintf(st->renamed_to, sizeof(st->renamed_to), "%s", a.ifname);
+	if (in->attached && in->ifname[0] && strcmp(in->ifname, ifname)) {
+		snprintf(st->renamed_to, sizeof(st->renamed_to), "%s", in->ifname);
 		return FP_IFACE_RENAMED;
 	}
-	if (a.attached)
+	if (in->attached)
 		return FP_IFACE_OK;
 	/* the name still exists (our program detached, replaced, or the
 	 * interface re-created) or the ifindex does (renamed, then detached) */
-	if (if_nametoindex(ifname) || (a.ifname[0] && !strcmp(a.ifname, ifname)))
+	if (if_nametoindex(ifname) || (in->ifname[0] && !strcmp(in->ifname, ifname)))
 		return FP_IFACE_DETACHED;
 	return FP_IFACE_MISSING;
+}
+
+/* The filter's share, from its own meta map ("" when it has none, or its
+ * pins are of another ABI: the filter's own commands say so). */
+static void filter_share(const struct fp_pipeline *pl, const struct fp_stage_ops *flt,
+			 char *share, size_t len)
+{
+	struct fp_flt_meta m;
+	__u32 zero = 0;
+	int fd = -1;
+
+	share[0] = 0;
+	if (!flt->meta_pin || fp_pipeline__stage_pin(pl, flt, flt->meta_pin, &fd))
+		return;
+	if (!bpf_map_lookup_elem(fd, &zero, &m) && m.abi_version == FP_FILTER_ABI)
+		snprintf(share, len, "%.*s", (int)sizeof(m.share) - 1, m.share);
+	close(fd);
+}
+
+/* The filter's rule set and counters into st (and view): a broken filter
+ * makes the interface's status broken, as its rules are not known. */
+static int read_filter(const char *bpffs, const char *ifname, const struct fp_pipeline *pl,
+		       const struct fp_stage_ops *flt, struct fp_iface_status *st,
+		       struct fp_filter_view *view)
+{
+	struct fp_filter_view v;
+	struct fp_filter *f;
+	int ret;
+
+	st->has_filter = true;
+	filter_share(pl, flt, st->share, sizeof(st->share));
+	ret = fp_filter__open(ifname, bpffs, &f, st->err, sizeof(st->err));
+	if (ret) {
+		st->state = FP_IFACE_BROKEN;
+		st->error = ret;
+		return 0;
+	}
+	ret = fp_filter__view(f, &v);
+	fp_filter__close(f);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		st->state = FP_IFACE_BROKEN;
+		st->error = ret;
+		snprintf(st->err, sizeof(st->err), "reading the filter's maps pinned for %s "
+			 "failed: %s", ifname, strerror(-ret));
+		return 0;
+	}
+	st->flt = v.state;
+	st->has_rules = v.has_rules;
+	st->default_verdict = v.default_verdict;
+	st->n_rules = v.n_rules;
+	if (view)
+		*view = v;
+	else
+		fp_filter_view__free(&v);
+	return 0;
 }
 
 int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_status *st,
 		    struct fp_filter_view *view)
 {
-	struct fp_filter_view v;
-	struct fp_filter *f;
-	uint32_t dump_pid;
+	const struct fp_stage_ops *flt = fp_stage_by_name("filter");
+	struct fp_pipeline_info in;
+	struct fp_pipeline *pl;
 	int ret;
 
 	if (!ifname || !st || strlen(ifname) > NAME_MAX)
@@ -128,66 +205,85 @@ int fp_status__read(const char *bpffs, const char *ifname, struct fp_iface_statu
 	if (view)
 		memset(view, 0, sizeof(*view));
 	snprintf(st->name, sizeof(st->name), "%s", ifname);
-	ret = fp_filter__open(ifname, bpffs, &f, st->err, sizeof(st->err));
+	ret = fp_pipeline__open(ifname, bpffs, &pl, st->err, sizeof(st->err));
 	if (ret) {
 		st->state = FP_IFACE_BROKEN;
 		st->error = ret;
 		return 0;
 	}
-	ret = fp_filter__view(f, &v);
+	memset(&in, 0, sizeof(in));
+	ret = fp_pipeline__info(pl, &in);
 	if (ret) {
-		fp_filter__close(f);
+		fp_pipeline__close(pl);
 		if (ret == -ENOMEM)
 			return ret;
 		st->state = FP_IFACE_BROKEN;
 		st->error = ret;
-		snprintf(st->err, sizeof(st->err), "reading the maps pinned for %s failed: %s",
+		snprintf(st->err, sizeof(st->err), "reading the pipeline pinned for %s failed: %s",
 			 ifname, strerror(-ret));
 		return 0;
 	}
-	st->meta = v.meta;
-	st->flt = v.state;
-	st->has_rules = v.has_rules;
-	st->default_verdict = v.default_verdict;
-	st->n_rules = v.n_rules;
-	st->stages = read_stages(fp_bpffs_root(bpffs), ifname);
-	/* a killed `dump --match` leaves its slot filled, flags clear: idle */
-	if ((st->stages & 1u << FP_STAGE_DUMP) && fp_dump__running(fp_filter__pipeline(f), &dump_pid) != 1)
-		st->stages &= ~(1u << FP_STAGE_DUMP);
-	st->state = attach_state(f, ifname, st);
-	fp_filter__close(f);
-	if (view)
-		*view = v;
-	else
-		fp_filter_view__free(&v);
-	return 0;
+	st->meta = in.meta;
+	st->prog_id = in.entry_id;
+	st->attached = in.attached;
+	st->attached_id = in.attached_id;
+	if (in.attached && in.attached_stage)
+		snprintf(st->fused_stage, sizeof(st->fused_stage), "%s", in.attached_stage);
+	read_stages(pl, &in, st);
+	st->state = attach_state(&in, ifname, st);
+	/* the filter's summary, as before the pipeline had other stages */
+	ret = 0;
+	if (flt && in.slot[flt->slot].loaded)
+		ret = read_filter(bpffs, ifname, pl, flt, st, view);
+	fp_pipeline__close(pl);
+	return ret;
 }
 
-/* The entry program ids pinned under root (0 for a directory without one). */
+/* The entry program ids pinned under root, the plain entry's and every
+ * stage's fused entry's (0 for a pin that is not there). */
 static int pinned_ids(const char *bpffs, __u32 **ids, size_t *n)
 {
+	const struct fp_stage_ops *const *t = fp_stage_table();
 	char **names, path[PATH_MAX];
-	int ret = fp_status__list(bpffs, &names, n);
+	size_t n_stages = 0, per, nn;
+	int ret = fp_status__list(bpffs, &names, &nn);
 
 	if (ret)
 		return ret;
-	*ids = calloc(*n + 1, sizeof(**ids));
+	while (t && t[n_stages])
+		n_stages++;
+	per = 1 + n_stages;
+	*ids = calloc(nn * per + 1, sizeof(**ids));
 	if (!*ids) {
-		fp_status__free_list(names, *n);
+		fp_status__free_list(names, nn);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < *n; i++) {
+	for (size_t i = 0; i < nn; i++) {
 		int fd;
 
 		snprintf(path, sizeof(path), "%s/%s/fp_entry", fp_bpffs_root(bpffs), names[i]);
 		fd = bpf_obj_get(path);
 		if (fd < 0 && fp_errno_is_perm(-errno))
 			ret = -EACCES;
-		(*ids)[i] = fp_prog_id(fd);
+		(*ids)[i * per] = fp_prog_id(fd);
 		if (fd >= 0)
 			close(fd);
+		/* the stages' fused entries are ours too: one may be attached */
+		for (size_t k = 0; k < n_stages; k++) {
+			const struct fp_stage_ops *s = t[k];
+
+			if (!s->fused_pin)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/%s/%s", fp_bpffs_root(bpffs), names[i],
+				 s->name, s->fused_pin);
+			fd = bpf_obj_get(path);
+			(*ids)[i * per + 1 + k] = fp_prog_id(fd);
+			if (fd >= 0)
+				close(fd);
+		}
 	}
-	fp_status__free_list(names, *n);
+	*n = nn * per;
+	fp_status__free_list(names, nn);
 	if (ret)
 		free(*ids);
 	return ret;
@@ -284,10 +380,7 @@ const char *fp_xdp_mode__name(uint32_t xdp_flags)
 
 const char *fp_stage__name(unsigned slot)
 {
-	static const char *const names[FP_STAGE_MAX] = {
-		[FP_STAGE_DUMP] = "dump",   [FP_STAGE_FILTER] = "filter", [FP_STAGE_LB] = "lb",
-		[FP_STAGE_STEER] = "steer", [FP_STAGE_BRIDGE] = "bridge",
-	};
+	const struct fp_stage_ops *s = fp_stage_by_slot(slot);
 
-	return slot < FP_STAGE_MAX ? names[slot] : NULL;
+	return s ? s->name : NULL;
 }

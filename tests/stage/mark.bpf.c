@@ -42,7 +42,10 @@ int fp_mark(struct xdp_md *ctx)
 		a = XDP_ABORTED;
 	if (c)
 		c->out[a]++;
-	return fp_stage_end(ctx, pkt, fp_ctl_get(), slot, a, MARK_REASON(slot), 0, 0, 1);
+	pkt->verdict.reason = MARK_REASON(slot);
+	pkt->verdict.ident = 0;
+	pkt->verdict.serial = 0;
+	return fp_stage_end(ctx, pkt, fp_ctl_get(), slot, a, 1);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

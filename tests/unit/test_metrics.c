@@ -24,6 +24,9 @@
 static char *text;
 static size_t len;
 
+static void check_promtool(void);
+static bool have_promtool(void);
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -63,18 +66,29 @@ static struct fp_metrics sample(void)
 
 	snprintf(sts[0].name, sizeof(sts[0].name), "eth0");
 	sts[0].state = FP_IFACE_OK;
-	sts[0].meta = (struct fp_filter_meta){ .xdp_flags = XDP_FLAGS_DRV_MODE,
+	sts[0].meta = (struct fp_meta){ .xdp_flags = XDP_FLAGS_DRV_MODE,
 					.loaded_ns = 1764756360000000007ull };
 	sts[0].flt = (struct fp_flt_state){ .serial = 42, .applied_ns = 1764756399123456789ull };
+	sts[0].has_filter = true;
 	sts[0].has_rules = true;
 	sts[0].n_rules = 2;
-	sts[0].stages = 1u << FP_STAGE_FILTER;
+	sts[0].n_stages = 2;
+	sts[0].stage[0] = (struct fp_stage_status){ .name = "dump", .slot = FP_STAGE_DUMP };
+	/* the filter counts by XDP action too: rendered by decision only */
+	sts[0].stage[1] = (struct fp_stage_status){
+		.name = "filter", .slot = FP_STAGE_FILTER, .enabled = true, .running = true,
+		.counts = { .have = true, .in = 99, .out = { [XDP_DROP] = 98, [XDP_PASS] = 1 } } };
 
 	snprintf(sts[1].name, sizeof(sts[1].name), "a\"b\\c\n");
 	sts[1].state = FP_IFACE_MISSING;
-	sts[1].meta = (struct fp_filter_meta){ .xdp_flags = XDP_FLAGS_SKB_MODE, .loaded_ns = 5 };
+	sts[1].meta = (struct fp_meta){ .xdp_flags = XDP_FLAGS_SKB_MODE, .loaded_ns = 5 };
+	sts[1].has_filter = true;
 	sts[1].n_rules = 1;
-	sts[1].stages = (1u << FP_STAGE_DUMP) | (1u << FP_STAGE_FILTER);
+	sts[1].n_stages = 2;
+	sts[1].stage[0] = (struct fp_stage_status){ .name = "dump", .slot = FP_STAGE_DUMP,
+						    .enabled = true };
+	sts[1].stage[1] = (struct fp_stage_status){ .name = "filter", .slot = FP_STAGE_FILTER,
+						    .enabled = true };
 
 	snprintf(sts[2].name, sizeof(sts[2].name), "gone");
 	sts[2].state = FP_IFACE_BROKEN;
@@ -132,6 +146,8 @@ static void test_values(void **state)
 	assert_has("fastpath_interface_info{iface=\"a\\\"b\\\\c\\n\",state=\"iface missing\",mode=\"skb\"} 1");
 	assert_has("fastpath_interface_info{iface=\"gone\",state=\"broken\",mode=\"unknown\"} 1");
 	assert_has("fastpath_scrape_errors_total 7");
+	/* the filter's packets once: by decision, not again by XDP action */
+	assert_null(strstr(text, "stage=\"filter\",verdict=\"drop\"} "));
 	/* no rule set applied: no apply time; broken: nothing but its info */
 	assert_null(strstr(text, "fastpath_applied_timestamp_seconds{iface=\"a"));
 	assert_int_equal(text[len - 1], '\n');
@@ -225,8 +241,9 @@ static void test_share(void **state)
 		snprintf(st[i].name, sizeof(st[i].name), "%s", names[i]);
 		st[i].state = FP_IFACE_OK;
 		st[i].meta.xdp_flags = XDP_FLAGS_DRV_MODE;
+		st[i].has_filter = true;
 		if (i < 2)
-			snprintf(st[i].meta.share, sizeof(st[i].meta.share), "s1");
+			snprintf(st[i].share, sizeof(st[i].share), "s1");
 		mi[i] = (struct fp_metrics_iface){ .st = &st[i], .view = &v[i] };
 	}
 	assert_int_equal(fp_metrics__render(&m, &text, &len), 0);
@@ -240,6 +257,54 @@ static void test_share(void **state)
 	assert_has("fastpath_stage_packets_total{iface=\"p2\",stage=\"filter\",verdict=\"drop\",decision=\"rule_drop\"} 20");
 	assert_has("fastpath_interface_info{iface=\"p2\",state=\"ok\",mode=\"native\",share=\"s1\"} 1");
 	assert_has("fastpath_interface_info{iface=\"solo\",state=\"ok\",mode=\"native\"} 1");
+}
+
+/* A pipeline without a filter (a stage that counts, one that does not):
+ * its stages' packets by XDP action and whether each is enabled, its load
+ * time and info; no rule, generation or filter series, and no error. */
+static void test_no_filter(void **state)
+{
+	struct fp_iface_status st;
+	struct fp_metrics_iface mi[2];
+	struct fp_metrics m = { .ifaces = mi, .n = 2 };
+
+	(void)state;
+	sample(); /* eth0: a filter beside it in the same families */
+	mi[0] = ifs[0];
+	mi[1] = (struct fp_metrics_iface){ .st = &st, .view = NULL };
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "lb0");
+	st.state = FP_IFACE_OK;
+	st.meta = (struct fp_meta){ .xdp_flags = XDP_FLAGS_SKB_MODE, .loaded_ns = 3000000000ull };
+	st.attached = true;
+	st.n_stages = 2;
+	st.stage[0] = (struct fp_stage_status){ .name = "dump", .slot = FP_STAGE_DUMP,
+						.enabled = true };
+	st.stage[1] = (struct fp_stage_status){
+		.name = "mark", .slot = 5, .enabled = false,
+		.counts = { .have = true, .in = 10, .out = { [XDP_DROP] = 3, [XDP_PASS] = 6,
+							     [XDP_TX] = 1 } } };
+	assert_int_equal(fp_metrics__render(&m, &text, &len), 0);
+	assert_has("fastpath_stage_packets_total{iface=\"lb0\",stage=\"mark\",verdict=\"drop\"} 3");
+	assert_has("fastpath_stage_packets_total{iface=\"lb0\",stage=\"mark\",verdict=\"pass\"} 6");
+	assert_has("fastpath_stage_packets_total{iface=\"lb0\",stage=\"mark\",verdict=\"tx\"} 1");
+	assert_has("fastpath_stage_packets_total{iface=\"lb0\",stage=\"mark\",verdict=\"redirect\"} 0");
+	assert_has("fastpath_stage_packets_total{iface=\"lb0\",stage=\"mark\",verdict=\"aborted\"} 0");
+	assert_has("fastpath_stage_enabled{iface=\"lb0\",stage=\"mark\"} 0");
+	assert_has("fastpath_stage_enabled{iface=\"lb0\",stage=\"dump\"} 1");
+	assert_has("fastpath_loaded_timestamp_seconds{iface=\"lb0\"} 3.000000000");
+	assert_has("fastpath_interface_info{iface=\"lb0\",state=\"ok\",mode=\"skb\"} 1");
+	/* the dump counts nothing: no series of its own */
+	assert_null(strstr(text, "stage=\"dump\",verdict="));
+	assert_null(strstr(text, "fastpath_rules{iface=\"lb0\""));
+	assert_null(strstr(text, "fastpath_generation{iface=\"lb0\""));
+	assert_null(strstr(text, "fastpath_rule_packets_total{iface=\"lb0\""));
+	assert_null(strstr(text, "fastpath_samples_total{iface=\"lb0\""));
+	assert_has("fastpath_rules{iface=\"eth0\"} 2");
+	assert_has("fastpath_scrape_errors_total 0");
+	/* the family mixes the filter's series (with decision=) and these */
+	if (have_promtool())
+		check_promtool();
 }
 
 static void test_escape(void **state)
@@ -289,16 +354,13 @@ static void test_scrape_no_root(void **state)
 	assert_null(strstr(text, "fastpath_stage_enabled{"));
 }
 
-static void test_promtool(void **state)
+/* promtool's verdict on text (nothing when promtool is not installed). */
+static void check_promtool(void)
 {
 	char path[] = "/tmp/fp-metrics.XXXXXX", cmd[256];
 	FILE *f;
 	int fd, rc;
 
-	(void)state;
-	if (system("command -v promtool >/dev/null 2>&1"))
-		skip();
-	render_sample();
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
@@ -316,12 +378,27 @@ static void test_promtool(void **state)
 	assert_int_equal(rc, 0);
 }
 
+static bool have_promtool(void)
+{
+	return !system("command -v promtool >/dev/null 2>&1");
+}
+
+static void test_promtool(void **state)
+{
+	(void)state;
+	if (!have_promtool())
+		skip();
+	render_sample();
+	check_promtool();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_values, teardown),
 		cmocka_unit_test_teardown(test_families, teardown),
 		cmocka_unit_test_teardown(test_share, teardown),
+		cmocka_unit_test_teardown(test_no_filter, teardown),
 		cmocka_unit_test_teardown(test_escape, teardown),
 		cmocka_unit_test_teardown(test_empty, teardown),
 		cmocka_unit_test_teardown(test_scrape_no_root, teardown),
