@@ -318,10 +318,14 @@ static const struct cli_verb dump_cmd = {
 	"IFACE -w FILE|- [--drops] [--match TERMS] [--rule ID] [--sample 1/N] [--snaplen N] "
 	"[--stage NAME] [--count N] [--duration S]",
 	"sampled packets with stage, verdict and rule, to pcapng", dump_run,
-	"       While it runs, the filter copies the packets it selects into a ring; dump writes\n"
-	"       them to pcapng with the XDP verdict and a comment verdict=drop rule=ID.\n"
+	"       While it runs, every stage of the pipeline offers its decisions; the dump copies\n"
+	"       the ones it selects into a ring and writes them to pcapng with the XDP verdict\n"
+	"       and a comment: verdict=drop rule=ID stage=filter (the filter), verdict=V\n"
+	"       stage=NAME reason=N (another stage). It leaves the packets on their way.\n"
 	"         -w FILE|-         where to write (- streams: | tshark -r -)\n"
-	"         --drops           only packets the filter dropped\n"
+	"         --drops           only packets a stage dropped\n"
+	"         --stage NAME      only the decisions of that stage (repeat for more;\n"
+	"                           `fastpath pipeline show IFACE` lists them)\n"
 	"         --rule ID         only packets the rule with that id decided\n"
 	"         --match TERMS     only packets the terms of the rule language match, before any\n"
 	"                           stage sees them: --match 'udp dport 53 src 192.0.2.0/24'\n"

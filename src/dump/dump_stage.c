@@ -82,6 +82,24 @@ int fp_dump_stage__fds(struct fp_pipeline *pl, struct fp_dump_fds *d, char *err,
 		d->cfg_fd = dup(bpf_map__fd(skel->maps.fp_dump_cfg));
 		return 0;
 	}
+	{
+		/* never write a map of another layout: the meta's ABI first */
+		int mfd;
+		__u32 abi = 0;
+
+		ret = fp_pipeline__stage_pin(pl, &fp_stage_dump, "fp_dump_meta", &mfd);
+		if (!ret) {
+			ret = fp_read_abi(mfd, &abi);
+			close(mfd);
+		}
+		if (!ret && abi != FP_DUMP_ABI) {
+			snprintf(err, errlen, "the dump stage on %s was loaded by another fastpath "
+				 "version (dump ABI %u, this one reads %u): nothing changed; reload "
+				 "the pipeline (`fastpath pipeline unload %s`, then load again)",
+				 fp_pipeline__ifname(pl), abi, FP_DUMP_ABI, fp_pipeline__ifname(pl));
+			return -EPROTO;
+		}
+	}
 	for (size_t i = 0; i < 4 && !ret; i++)
 		ret = fp_pipeline__stage_pin(pl, &fp_stage_dump, names[i], fds[i]);
 	if (ret) {

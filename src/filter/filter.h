@@ -94,8 +94,6 @@ int fp_prog_name(__u32 id, char *name, size_t len);
 bool fp_prog_is_ours(__u32 id);
 /* 1 and the pin directory's name when one under root was loaded on ifindex. */
 int fp_pins_of_ifindex(const char *root, unsigned ifindex, char *name, size_t len);
-/* The first word of a pinned meta map: its ABI (pipeline_internal.h). */
-int fp_read_abi(int map_fd, __u32 *abi);
 /* Whether the pins of ifname are still the load f was opened from: 1 yes,
  * 0 another load replaced it, -ENOENT fastpath is not loaded there now. */
 int fp_filter__pins_current(const struct fp_filter *f, const char *ifname, const char *bpffs);

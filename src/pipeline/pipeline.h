@@ -190,6 +190,9 @@ bool fp_pipeline__has_stage(const struct fp_pipeline *pl, const struct fp_stage_
 int fp_pipeline__keep(struct fp_pipeline *pl, const char *name, void *obj,
 		      void (*destroy)(void *));
 void *fp_pipeline__kept(const struct fp_pipeline *pl, const char *name);
+/* The first word of a pinned meta map, its ABI, whatever its value size
+ * (the pipeline's and every stage's meta start with it). */
+int fp_read_abi(int map_fd, __u32 *abi);
 /* Opens a pin of the stage's directory; -ENOENT if absent. */
 int fp_pipeline__stage_pin(const struct fp_pipeline *pl, const struct fp_stage_ops *s,
 			   const char *name, int *fd);

@@ -44,7 +44,5 @@ extern const __u32 fp_xdp_mode_flag[3];
 /* pipeline_stage.c: attaches the best entry (the fused entry of the first
  * loaded stage that has one, else fp_entry) in place of the one attached. */
 int fp_pipeline__sync_attach(struct fp_pipeline *pl, char *err, size_t errlen);
-/* Reads the first word of a pinned meta map (any value size). */
-int fp_read_abi(int map_fd, __u32 *abi);
 
 #endif

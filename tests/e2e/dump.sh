@@ -59,7 +59,7 @@ n=$(tshark -r "$E2E_TMP/drops.pcapng" 2>/dev/null | wc -l)
 	e2e_fail "sampled $w of $drops drops at 1/10: off by more than 20%"
 (( s == w + l )) || e2e_fail "sampled $s != written $w + lost $l"
 bad=$(tshark -r "$E2E_TMP/drops.pcapng" -T fields -e frame.comment -e frame.verdict.ebpf_xdp \
-	-e frame.interface_name 2>/dev/null | grep -vc "^verdict=drop rule=flood	1	$ifv$")
+	-e frame.interface_name 2>/dev/null | grep -vc "^verdict=drop rule=flood stage=filter	1	$ifv$")
 [[ $bad == 0 ]] || e2e_fail "$bad packets lack 'verdict=drop rule=flood', verdict 1, interface $ifv"
 # bytes: tshark converts our pcapng to pcap; every record equals the template
 tshark -r "$E2E_TMP/drops.pcapng" -F pcap -w "$E2E_TMP/drops.pcap" 2>/dev/null ||
@@ -109,7 +109,7 @@ kill -INT "$d3"
 e2e_wait_for "! kill -0 $d3 2>/dev/null" 10 || e2e_fail "dump did not stop"
 read -r s w l < <(counts "$E2E_TMP/d3.err")
 other=$(tshark -r "$E2E_TMP/match.pcapng" -T fields -e udp.dstport -e frame.comment 2>/dev/null |
-	grep -vc "^9001	verdict=pass rule=default$")
+	grep -vc "^9001	verdict=pass rule=default stage=filter$")
 [[ $other == 0 ]] || e2e_fail "--match captured $other packets that are not 'udp dport 9001' passed"
 (( w + l == 3000 )) || e2e_fail "--match: written $w + lost $l, want the 3000 matching frames"
 e2e_log "match: $w of 3000 matching frames written, $l lost, none other"

@@ -2,7 +2,7 @@
 # A dump that dies, however it dies, switches sampling off and leaves a
 # readable file:
 # 1. `dump --match` killed with SIGKILL: by the time it is gone the
-#    filter's dump flags and fp_dump_cfg.active are clear, later packets are neither
+#    pipeline's dump flags (fp_ctl.dump) and fp_dump_cfg.active are clear, later packets are neither
 #    sampled nor lost, `status` shows no dump stage, and tshark reads every
 #    packet written before the kill (header at once, regular flushes);
 # 2. SIGHUP stops a dump as SIGTERM does: summary printed, exit 0;
@@ -28,8 +28,8 @@ pins=$FASTPATH_BPFFS/$ifv
 printf 'drop udp dport 9000 id flood\ndefault pass\n' > "$E2E_TMP/rules"
 fp filter load "$ifv" "$E2E_TMP/rules" >/dev/null || e2e_fail "filter load"
 
-# "DUMP ACTIVE OWNER": fp_flt_state.dump, fp_dump_cfg.active and .owner_pid
-# (bytes 4..7 of the first, 0..3 and 28..31 of the second, host order).
+# "DUMP ACTIVE OWNER": fp_ctl.dump, dump/fp_dump_cfg.active and .owner_pid
+# (bytes 4..7 of the first, 0..3 and 36..39 of the second, host order).
 flags() {
 	python3 - "$pins" <<'PY'
 import json, subprocess, sys
@@ -37,9 +37,9 @@ def val(name):
     out = subprocess.run(['bpftool', '-j', 'map', 'lookup', 'pinned', sys.argv[1] + '/' + name,
                           'key', '0', '0', '0', '0'], capture_output=True, text=True, check=True).stdout
     return bytes(int(b, 16) for b in json.loads(out)['value'])
-st, cfg = val('fp_flt_state'), val('fp_dump_cfg')
+st, cfg = val('fp_ctl'), val('dump/fp_dump_cfg')
 u32 = lambda b, o: int.from_bytes(b[o:o + 4], 'little')
-print(u32(st, 4), u32(cfg, 0), u32(cfg, 28))
+print(u32(st, 4), u32(cfg, 0), u32(cfg, 36))
 PY
 }
 # "SAMPLES LOST" of the filter's sampling counters.
@@ -126,7 +126,7 @@ no_sampling "after the reader went away"
 #    naming an owner that is gone, or a zombie (kill -0 still finds it).
 stale_case() { # stale_case PID KIND
 	local dead=$1 kind=$2 s dm act owner
-	bpftool map update pinned "$pins/fp_stages" key 0 0 0 0 value pinned "$pins/fp_dump" ||
+	bpftool map update pinned "$pins/fp_stages" key 0 0 0 0 value pinned "$pins/dump/fp_dump" ||
 		e2e_fail "cannot fill the dump slot"
 	python3 - "$pins" "$dead" <<'PY' || e2e_fail "cannot write the stale state"
 import json, subprocess, sys
@@ -139,9 +139,9 @@ def upd(name, off, raw):
     v[off:off + len(raw)] = raw
     subprocess.run(['bpftool', 'map', 'update', 'pinned', f'{pins}/{name}'] + key +
                    ['value'] + [str(b) for b in v], check=True)
-upd('fp_dump_cfg', 0, (1).to_bytes(4, 'little'))
-upd('fp_dump_cfg', 28, pid.to_bytes(4, 'little'))
-upd('fp_flt_state', 4, (3).to_bytes(4, 'little'))
+upd('dump/fp_dump_cfg', 0, (1).to_bytes(4, 'little'))
+upd('dump/fp_dump_cfg', 36, pid.to_bytes(4, 'little'))
+upd('fp_ctl', 4, (3).to_bytes(4, 'little'))
 PY
 	read -r dm act owner < <(flags)
 	[[ $dm == 3 && $act == 1 && $owner == "$dead" ]] || e2e_fail "stale state not written: $dm $act $owner"
@@ -155,7 +155,7 @@ PY
 	grep -q "pid $dead)" "$E2E_TMP/s.err" ||
 		e2e_fail "the note does not name pid $dead: $(cat "$E2E_TMP/s.err")"
 	read -r dm act owner < <(flags)
-	[[ $dm == 1 && $owner == "$s" ]] || e2e_fail "the new dump did not take over: flags $dm owner $owner"
+	[[ $((dm & 1)) == 1 && $owner == "$s" ]] || e2e_fail "the new dump did not take over: flags $dm owner $owner"
 	kill -TERM "$s"
 	e2e_wait_for "! kill -0 $s" 5 || e2e_fail "dump did not stop on SIGTERM"
 	cleared || e2e_fail "sampling on after the take-over dump ended: $(flags)"
@@ -185,7 +185,7 @@ for r in 1 2 3; do
 	grep -q 'already running' "$E2E_TMP/$lose.err" ||
 		e2e_fail "round $r: the refused dump does not say why: $(cat "$E2E_TMP/$lose.err")"
 	read -r dm act owner < <(flags)
-	[[ $dm == 1 && $act == 1 && $owner == "$win" ]] ||
+	[[ $((dm & 1)) == 1 && $act == 1 && $owner == "$win" ]] ||
 		e2e_fail "round $r: the running dump ($win) does not own the interface: $dm $act $owner"
 	kill -INT "$win"
 	e2e_wait_for "! kill -0 $win" 5 || e2e_fail "round $r: dump did not stop"
