@@ -345,12 +345,11 @@ fail:
 	if (f && f->pl)
 		fp_pipeline__unlock(f->pl);
 	fp_share__close(sfds);
-	if (created) { /* the pipeline this load made goes with it */
-		char e2[256];
-
-		fp_pipeline__unload(ifname, po.bpffs, false, NULL, e2, sizeof(e2));
-	}
 	fp_filter__close(f);
+	/* the pipeline this load made goes with it, unless another load's
+	 * stage is on it by now */
+	if (created)
+		fp_pipeline__unload_if_empty(ifname, po.bpffs);
 	return ret;
 }
 

@@ -331,6 +331,11 @@ int fp_pipeline__open(const char *ifname, const char *bpffs, struct fp_pipeline 
 	__u32 abi = 0;
 	int ret;
 
+	if (!strcmp(ifname, "shared")) {
+		snprintf(err, errlen, "%s/shared holds the pins of the shares (maps that "
+			 "interfaces share, `filter load --share`), not of an interface", root);
+		return -EINVAL;
+	}
 	pl = pl_new(root, ifname);
 	if (!pl)
 		return -ENOMEM;
@@ -341,8 +346,9 @@ int fp_pipeline__open(const char *ifname, const char *bpffs, struct fp_pipeline 
 		if (fp_errno_is_perm(ret)) {
 			fp_perm_msg(err, errlen, "reading the pins", root);
 		} else if (fp_pins_of_ifindex(root, if_nametoindex(ifname), other, sizeof(other))) {
-			snprintf(err, errlen, "fastpath's pins for %s are under its name at load, "
-				 "%s (%s/%s): use that name", ifname, other, root, other);
+			snprintf(err, errlen, "fastpath is not loaded under the name %s: its pins "
+				 "are under %s/%s (the interface was renamed from %s): use that "
+				 "name", ifname, root, other, other);
 			ret = -ENOENT;
 		} else {
 			snprintf(err, errlen, "fastpath is not loaded on %s (no %s); "

@@ -182,6 +182,10 @@ int fp_pipeline__add_stage(struct fp_pipeline *pl, const struct fp_stage_ops *s,
 int fp_pipeline__remove_stage(const char *ifname, const char *bpffs,
 			      const struct fp_stage_ops *s, bool *pipeline_gone,
 			      struct fp_unload_report *r, char *err, size_t errlen);
+/* After a stage's failed load: unloads the pipeline if a stage's load made
+ * it (FP_META_AUTO) and no chain stage is on it, under the root lock (a
+ * concurrent load that won keeps it). */
+int fp_pipeline__unload_if_empty(const char *ifname, const char *bpffs);
 /* Whether the stage is loaded on pl (its pins are there, or in a test
  * pipeline its slot is filled). */
 bool fp_pipeline__has_stage(const struct fp_pipeline *pl, const struct fp_stage_ops *s);

@@ -371,6 +371,12 @@ int fp_unpin_tree(const char *dir, struct fp_unload_report *r, char *err, size_t
 int fp_pipeline__unload(const char *ifname, const char *bpffs, bool force,
 			struct fp_unload_report *r, char *err, size_t errlen)
 {
+	return fp_pipeline__unload_held(ifname, bpffs, force, -1, r, err, errlen);
+}
+
+int fp_pipeline__unload_held(const char *ifname, const char *bpffs, bool force, int held,
+			     struct fp_unload_report *r, char *err, size_t errlen)
+{
 	const struct fp_stage_ops *const *t = fp_stage_table();
 	const char *root = fp_bpffs_root(bpffs);
 	unsigned byname = if_nametoindex(ifname);
@@ -388,11 +394,11 @@ int fp_pipeline__unload(const char *ifname, const char *bpffs, bool force,
 	if (snprintf(dir, sizeof(dir), "%s/%s", root, ifname) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
 	if (!strcmp(ifname, "shared")) {
-		snprintf(err, errlen, "%s/shared holds maps that interfaces share, not an "
-			 "interface's pipeline", root);
+		snprintf(err, errlen, "%s/shared holds the pins of the shares (maps that "
+			 "interfaces share, `filter load --share`), not of an interface", root);
 		return -EINVAL;
 	}
-	lock = fp_root_lock(root, err, errlen);
+	lock = held >= 0 ? held : fp_root_lock(root, err, errlen);
 	if (lock == -ENOENT && force) {
 		have_dir = false;
 	} else if (lock < 0) {
@@ -464,7 +470,7 @@ int fp_pipeline__unload(const char *ifname, const char *bpffs, bool force,
 		ret = 1;
 	}
 out:
-	if (lock >= 0)
+	if (lock >= 0 && lock != held)
 		close(lock);
 	return ret;
 }

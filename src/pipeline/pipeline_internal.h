@@ -40,6 +40,10 @@ int fp_pins_of_ifindex(const char *root, unsigned ifindex, char *name, size_t le
  * r (may be NULL) as "sub/name". */
 int fp_unpin_tree(const char *dir, struct fp_unload_report *r, char *err, size_t errlen);
 extern const __u32 fp_xdp_mode_flag[3];
+/* fp_pipeline__unload with the root lock held already (held: its fd; -1:
+ * take it). */
+int fp_pipeline__unload_held(const char *ifname, const char *bpffs, bool force, int held,
+			     struct fp_unload_report *r, char *err, size_t errlen);
 
 /* pipeline_stage.c: attaches the best entry (the fused entry of the first
  * loaded stage that has one, else fp_entry) in place of the one attached. */

@@ -154,6 +154,24 @@ int fp_pipeline__attached_fd(const struct fp_pipeline *pl)
 	return pl->attached_fd >= 0 ? pl->attached_fd : pl->entry_fd;
 }
 
+/* Whether id is one of pl's entries: the plain one or a stage's fused one
+ * (another fastpath's, under another pin root, has the same names). */
+static bool is_ours(const struct fp_pipeline *pl, __u32 id)
+{
+	const struct fp_stage_ops *const *t = fp_stage_table();
+	bool ours = id && id == fp_prog_id(pl->entry_fd);
+
+	for (int i = 0; !ours && t[i]; i++) {
+		int fd;
+
+		if (!t[i]->fused_pin || fp_pipeline__stage_pin(pl, t[i], t[i]->fused_pin, &fd))
+			continue;
+		ours = fp_prog_id(fd) == id;
+		close(fd);
+	}
+	return ours;
+}
+
 int fp_pipeline__sync_attach(struct fp_pipeline *pl, char *err, size_t errlen)
 {
 	struct fp_meta meta;
@@ -173,7 +191,7 @@ int fp_pipeline__sync_attach(struct fp_pipeline *pl, char *err, size_t errlen)
 	for (int m = 0; m < 3; m++) {
 		if (!(meta.xdp_flags & fp_xdp_mode_flag[m]) || !ids[m] || ids[m] == want)
 			continue;
-		if (!fp_prog_is_ours(ids[m]))
+		if (!is_ours(pl, ids[m]))
 			break; /* not ours: never replaced (unload reports it) */
 		{
 			int old = bpf_prog_get_fd_by_id(ids[m]);
@@ -327,14 +345,32 @@ out:
 
 /* Whether a chain stage other than the pipeline's own (the dump) is
  * loaded on pl. */
-static bool has_chain_stage(const struct fp_pipeline *pl)
+static bool has_chain_stage(const struct fp_pipeline *pl, const struct fp_stage_ops *but)
 {
 	const struct fp_stage_ops *const *t = fp_stage_table();
 
 	for (int i = 0; t[i]; i++)
-		if (!t[i]->pipeline_loads && fp_pipeline__has_stage(pl, t[i]))
+		if (t[i] != but && !t[i]->pipeline_loads && fp_pipeline__has_stage(pl, t[i]))
 			return true;
 	return false;
+}
+
+int fp_pipeline__unload_if_empty(const char *ifname, const char *bpffs)
+{
+	struct fp_pipeline *pl;
+	struct fp_meta meta;
+	char err[256];
+	int ret;
+
+	if (fp_pipeline__open(ifname, bpffs, &pl, err, sizeof(err)))
+		return 0;
+	ret = fp_pipeline__lock(pl, err, sizeof(err));
+	if (!ret && !access(pl->dir, F_OK) && !fp_pipeline__meta(pl, &meta) &&
+	    (meta.flags & FP_META_AUTO) && !has_chain_stage(pl, NULL))
+		ret = fp_pipeline__unload_held(ifname, bpffs, false, pl->lock_fd, NULL, err,
+					       sizeof(err));
+	fp_pipeline__close(pl);
+	return ret;
 }
 
 int fp_pipeline__remove_stage(const char *ifname, const char *bpffs,
@@ -368,6 +404,14 @@ int fp_pipeline__remove_stage(const char *ifname, const char *bpffs,
 		ret = -ENOENT;
 		goto out;
 	}
+	if (!fp_pipeline__meta(pl, &meta) && (meta.flags & FP_META_AUTO) &&
+	    !has_chain_stage(pl, s)) {
+		/* loaded by this stage's load: the pipeline goes with its last
+		 * stage, detached as it runs (the stage's fused entry) */
+		ret = fp_pipeline__unload_held(ifname, bpffs, false, pl->lock_fd, r, err, errlen);
+		*pipeline_gone = ret >= 0;
+		goto out;
+	}
 	fp_pipeline__empty_slot(pl, s->slot);
 	if (s->tap)
 		fp_pipeline__empty_slot(pl, FP_SLOT_TAP);
@@ -380,30 +424,6 @@ int fp_pipeline__remove_stage(const char *ifname, const char *bpffs,
 		ret = fp_pipeline__sync_attach(pl, err, errlen);
 	if (!ret && s->unloaded)
 		s->unloaded(pl->root, r);
-	if (ret || fp_pipeline__meta(pl, &meta) || !(meta.flags & FP_META_AUTO) ||
-	    has_chain_stage(pl))
-		goto out;
-	/* loaded by this stage's load: the pipeline goes with its last stage */
-	fp_pipeline__unlock(pl);
-	{
-		struct fp_unload_report pr;
-		unsigned n = r->n_pins;
-
-		ret = fp_pipeline__unload(ifname, bpffs, false, &pr, err, errlen);
-		if (ret >= 0) {
-			*pipeline_gone = true;
-			r->detached = pr.detached;
-			memcpy(r->ifname, pr.ifname, sizeof(r->ifname));
-			r->ifindex = pr.ifindex;
-			r->prog_id = pr.prog_id;
-			r->xdp_flags = pr.xdp_flags;
-			r->other_id = pr.other_id;
-			for (unsigned i = 0; i < pr.n_pins; i++, n++)
-				if (n < FP_UNLOAD_MAX_PINS)
-					memcpy(r->pins[n], pr.pins[i], sizeof(r->pins[0]));
-			r->n_pins = n;
-		}
-	}
 out:
 	fp_pipeline__close(pl);
 	return ret;

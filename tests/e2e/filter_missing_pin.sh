@@ -27,10 +27,10 @@ no_pins() { test -z "$(find "$FASTPATH_BPFFS" -mindepth 1 ! -name '*.debug' | he
 # ---- one pin missing -------------------------------------------------------
 fp filter load "$v" >/dev/null || e2e_fail "load failed"
 rm "$FASTPATH_BPFFS/$v/fp_entry"
-npins=$(ls "$FASTPATH_BPFFS/$v" | wc -l)
+npins=$(find "$FASTPATH_BPFFS/$v" -mindepth 1 ! -type d | wc -l)
 rc=0; fp filter unload "$v" >/dev/null 2>"$E2E_TMP/e" || rc=$?
 check "unload with fp_entry missing: exit 1, says --force" bash -c "(( $rc == 1 )) && grep -q -- '--force' $E2E_TMP/e"
-check "... and changed nothing" bash -c "ip -n $ns link show $v | grep -q xdp && test \$(ls $FASTPATH_BPFFS/$v | wc -l) -eq $npins"
+check "... and changed nothing" bash -c "ip -n $ns link show $v | grep -q xdp && test \$(find $FASTPATH_BPFFS/$v -mindepth 1 ! -type d | wc -l) -eq $npins"
 rc=0; fp filter load "$v" >/dev/null 2>&1 || rc=$?
 check "a new load is refused" test "$rc" -eq 1
 fp -j filter unload "$v" --force >"$E2E_TMP/o" 2>"$E2E_TMP/e" || e2e_fail "unload --force failed: $(cat "$E2E_TMP/e")"

@@ -71,11 +71,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["share"]==
 [[ $(fp -j filter list "$va2" | python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)])') == "['flood', 'default']" ]] ||
 	e2e_fail "va2 does not list the share's rules: $(fp -j filter list "$va2")"
 for m in fp_flt_rules fp_flt_keys fp_flt_cnt fp_flt_cnt_base fp_flt_state fp_flt_lim; do
-	[[ $(map_id "$va1" $m) == "$(map_id "$va2" $m)" ]] ||
-		e2e_fail "$m: not one map for the share (ids $(map_id "$va1" $m), $(map_id "$va2" $m))"
-	[[ $(map_id "$va1" $m) == "$(map_id shared/S $m)" ]] || e2e_fail "$m: not the one pinned in shared/S"
+	[[ $(map_id "$va1/filter" $m) == "$(map_id "$va2/filter" $m)" ]] ||
+		e2e_fail "$m: not one map for the share (ids $(map_id "$va1/filter" $m), $(map_id "$va2/filter" $m))"
+	[[ $(map_id "$va1/filter" $m) == "$(map_id shared/S $m)" ]] || e2e_fail "$m: not the one pinned in shared/S"
 done
-for m in fp_flt_stats fp_meta fp_stages; do
+for m in filter/fp_flt_stats filter/fp_flt_meta fp_meta fp_stages fp_ctl; do
 	[[ $(map_id "$va1" $m) != "$(map_id "$va2" $m)" ]] || e2e_fail "$m: one map for two interfaces"
 done
 shares=$(fp -j status | python3 -c '
