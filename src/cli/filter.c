@@ -243,6 +243,8 @@ static void report_unload(const char *ifname, const struct fp_unload_report *r, 
 		out_null("mode");
 	}
 	out_u64("pins_removed", r->n_pins);
+	/* the pipeline was there before the filter (`pipeline load`): it stays */
+	out_bool("pipeline_stays", r->stage_only);
 	out_str("share", r->share[0] ? r->share : NULL);
 	/* the share's own pins went with its last member */
 	out_str("share_removed", r->share_removed[0] ? r->share_removed : NULL);
@@ -264,7 +266,10 @@ static void audit_unload(const struct cli *cli, const char *ifname, int ret,
 {
 	char note[256];
 
-	if (ret >= 0 && r->detached)
+	if (ret >= 0 && r->stage_only)
+		snprintf(note, sizeof(note), "removed the filter stage, %u pins; the pipeline stays",
+			 r->n_pins);
+	else if (ret >= 0 && r->detached)
 		snprintf(note, sizeof(note), "%sdetached program %u from %s (ifindex %u), %u pins removed",
 			 force ? "forced: " : "", r->prog_id, r->ifname[0] ? r->ifname : "?",
 			 r->ifindex, r->n_pins);
@@ -304,7 +309,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	warn[0] = 0;
 	if (ret > 0)
 		snprintf(warn, sizeof(warn), "%s", err);
-	else if (!r.detached)
+	else if (!r.detached && !r.stage_only)
 		snprintf(warn, sizeof(warn), "fastpath's program was not attached (detached by "
 			 "hand, or the interface is gone): only its pins were removed");
 	if (r.detached && strcmp(r.ifname, argv[optind]))

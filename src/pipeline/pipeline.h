@@ -43,6 +43,7 @@ struct fp_unload_report {
 	char share[16];              /* the interface's filter share ("": none) */
 	char share_removed[16];      /* a share left without members, removed ("": none) */
 	char pins[FP_UNLOAD_MAX_PINS][64]; /* their names, stage/name (the first ones) */
+	bool stage_only;             /* a stage was removed; its pipeline stays attached */
 };
 
 /* A stage's packets for `pipeline show`: in, and out by XDP action

@@ -46,7 +46,9 @@ int fp_pipeline__unload_held(const char *ifname, const char *bpffs, bool force, 
 			     struct fp_unload_report *r, char *err, size_t errlen);
 
 /* pipeline_stage.c: attaches the best entry (the fused entry of the first
- * loaded stage that has one, else fp_entry) in place of the one attached. */
-int fp_pipeline__sync_attach(struct fp_pipeline *pl, char *err, size_t errlen);
+ * loaded stage that has one, other than `going`, else fp_entry) in place of
+ * the one attached, if that one is ours. */
+int fp_pipeline__sync_attach(struct fp_pipeline *pl, const struct fp_stage_ops *going,
+			      char *err, size_t errlen);
 
 #endif

@@ -123,7 +123,8 @@ bool fp_pipeline__enabled(const struct fp_pipeline *pl, const struct fp_stage_op
 /* The best entry to attach: the fused entry of the first loaded stage that
  * has one, else the plain fp_entry. Returns an fd the caller closes
  * (test pipelines: borrowed, *owned false) and its slot in *slot. */
-static int best_entry(const struct fp_pipeline *pl, __u32 *slot, bool *owned)
+static int best_entry(const struct fp_pipeline *pl, const struct fp_stage_ops *going,
+		      __u32 *slot, bool *owned)
 {
 	const struct fp_stage_ops *const *t = fp_stage_table();
 
@@ -131,7 +132,7 @@ static int best_entry(const struct fp_pipeline *pl, __u32 *slot, bool *owned)
 	for (int i = 0; t[i]; i++) {
 		int fd;
 
-		if (!t[i]->fused_pin)
+		if (!t[i]->fused_pin || t[i] == going)
 			continue;
 		if (pl->test) {
 			if (pl->fused_fd[t[i]->slot] < 0)
@@ -172,14 +173,15 @@ static bool is_ours(const struct fp_pipeline *pl, __u32 id)
 	return ours;
 }
 
-int fp_pipeline__sync_attach(struct fp_pipeline *pl, char *err, size_t errlen)
+int fp_pipeline__sync_attach(struct fp_pipeline *pl, const struct fp_stage_ops *going,
+			      char *err, size_t errlen)
 {
 	struct fp_meta meta;
 	__u32 ids[3], slot, zero = 0, want;
 	bool owned;
 	int fd, ret = 0;
 
-	fd = best_entry(pl, &slot, &owned);
+	fd = best_entry(pl, going, &slot, &owned);
 	if (pl->test) {
 		pl->attached_fd = fd;
 		return 0;
@@ -280,7 +282,7 @@ int fp_pipeline__add_stage(struct fp_pipeline *pl, const struct fp_stage_ops *s,
 	ret = s->tap ? fp_pipeline__fill_slot(pl, FP_SLOT_TAP, tap_fd)
 		     : fp_pipeline__fill_slot(pl, s->slot, prog_fd);
 	if (!ret && fused_fd >= 0)
-		ret = fp_pipeline__sync_attach(pl, err, errlen);
+		ret = fp_pipeline__sync_attach(pl, NULL, err, errlen);
 	if (ret) {
 		if (!err[0])
 			snprintf(err, errlen, "plugging the %s stage in failed: %s", s->name,
@@ -416,14 +418,16 @@ int fp_pipeline__remove_stage(const char *ifname, const char *bpffs,
 	if (s->tap)
 		fp_pipeline__empty_slot(pl, FP_SLOT_TAP);
 	fp_pipeline__stage_dir(pl, s, dir, sizeof(dir));
-	if (s->unloading)
+	/* the next best entry in place of its fused one while its pins still
+	 * say which programs are ours, then its pins */
+	ret = fp_pipeline__sync_attach(pl, s, err, errlen);
+	if (!ret && s->unloading)
 		s->unloading(dir, r);
-	/* its pins first, so the next best entry is chosen without it */
-	ret = fp_unpin_tree(dir, r, err, errlen);
 	if (!ret)
-		ret = fp_pipeline__sync_attach(pl, err, errlen);
+		ret = fp_unpin_tree(dir, r, err, errlen);
 	if (!ret && s->unloaded)
 		s->unloaded(pl->root, r);
+	r->stage_only = !ret;
 out:
 	fp_pipeline__close(pl);
 	return ret;
