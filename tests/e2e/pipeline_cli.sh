@@ -162,6 +162,22 @@ check "the dump disabled" test "$(slot dump enabled)" = False
 expect 0 pipeline enable "$va" dump
 check "the dump enabled again" test "$(slot dump enabled)" = True
 
+# ---- the filter's fused entry, and its removal from a pipeline loaded first ----
+expect 0 -j pipeline show "$va" && cp "$out" "$T/show"
+check "with the filter loaded, its fused entry is attached" \
+	pyok "d['entry']=='fused' and d['fused_stage']=='filter' and d['prog_id']==$(attached_id)"
+plain=$(pyeval "d['entry_id']")
+expect 0 -j filter unload "$va"
+check "filter unload on a pipeline loaded first: only the stage goes, no warning" \
+	pyok "d['pipeline_stays'] is True and 'warning' not in d and d['pins_removed']>10"
+check "... the plain entry is attached in place of the fused one" test "$(attached_id)" = "$plain"
+expect 0 -j pipeline show "$va"
+check "... show: plain entry, attached, the filter not loaded, the dump still there" \
+	pyok "d['entry']=='plain' and d['attached'] is True and [s['loaded'] for s in d['slots'] if s['stage'] in ('dump','filter')]==[True, False]"
+check "... no pin of the filter left" test ! -e "$pins/filter"
+expect 0 filter load "$va" "$T/rules"
+expect 0 -j pipeline show "$va" && cp "$out" "$T/show"
+
 # ---- unload removes every pin --------------------------------------------------
 npins=$(find "$pins" -type f | wc -l)
 check "pins of the pipeline and its stages are there before the unload ($npins)" test "$npins" -gt 5
