@@ -35,7 +35,7 @@ struct fp_flt_image {
 	struct fp_flt_key_slot *key_slots; /* 2^cfg.key_bits: the keys as the stage probes them */
 	struct fp_flt_addr_slot *addr_slots; /* 2^cfg.addr_bits */
 	uint64_t *cmask;                   /* FP_CM_ENTRIES tuple masks */
-	struct fp_flt_pre *pre;            /* FP_PRE_ENTRIES address prefilter entries */
+	struct fp_flt_pre *pre;            /* FP_PRE_ADDRS address prefilter entries, by /16 */
 };
 
 /*

@@ -183,7 +183,7 @@ static uint32_t hi16(const uint8_t *addr)
 
 int build_prefilter(struct fp_flt_image *img)
 {
-	struct fp_flt_pre *pre = big_calloc(FP_PRE_ENTRIES, sizeof(*pre));
+	struct fp_flt_pre *pre = big_calloc(FP_PRE_ADDRS, sizeof(*pre));
 
 	if (!pre)
 		return -ENOMEM;
@@ -203,12 +203,12 @@ int build_prefilter(struct fp_flt_image *img)
 	}
 	/* the short prefix's mask word, read when no longer prefix hits; what
 	 * the classes decide alone comes later (fill_addr_hits) */
-	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++) {
+	for (uint32_t i = 0; i < FP_PRE_ADDRS; i++) {
 		pre[i].mask = img->cmask[(i >> 16 & 1 ? FP_CM_DST : FP_CM_SRC) + pre[i].cls];
 		pre[i].hit = pre[i].lhit = FP_FLT_NO_RULE;
 	}
 	/* an IPv4 /16 with one longer prefix keeps it inline, unprobed */
-	uint8_t *n_long = big_calloc(FP_PRE_ENTRIES, 1);
+	uint8_t *n_long = big_calloc(FP_PRE_ADDRS, 1);
 
 	if (!n_long) {
 		free(pre);
