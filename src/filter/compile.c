@@ -405,6 +405,8 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	ret = fill_port_hits(set, img, &keys);
 	if (!ret)
 		ret = fill_addr_hits(set, img, &keys);
+	if (!ret)
+		ret = pack_prefilter(img);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -465,6 +467,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->addr_slots);
 	free(img->cmask);
 	free(img->pre);
+	free(img->pre_map);
 	memset(img, 0, sizeof(*img));
 }
 

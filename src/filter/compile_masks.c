@@ -249,3 +249,50 @@ int build_prefilter(struct fp_flt_image *img)
 	img->pre = pre;
 	return 0;
 }
+
+static uint64_t pre_hash(const struct fp_flt_pre *e)
+{
+	uint64_t w[sizeof(*e) / 8], h = 0x9e3779b97f4a7c15ull;
+
+	memcpy(w, e, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / 8; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+	return h ^ h >> 32;
+}
+
+/* The prefilter as the map holds it (abi.h): the index, then each table's
+ * distinct entries; /16s with equal entries share one. */
+int pack_prefilter(struct fp_flt_image *img)
+{
+	const uint32_t n_slots = 2u << 16; /* open addressing, at most half full */
+	struct fp_flt_pre *map = big_calloc(FP_PRE_ENTRIES, sizeof(*map));
+	struct fp_flt_pre_idx *idx = (struct fp_flt_pre_idx *)map;
+	uint32_t *slot = malloc(n_slots * sizeof(*slot)); /* entry number + 1; 0: empty */
+
+	if (!map || !slot) {
+		free(map);
+		free(slot);
+		return -ENOMEM;
+	}
+	for (uint32_t tbl = 0; tbl < 4; tbl++) {
+		struct fp_flt_pre *ent = map + FP_PRE_IDX_N + (tbl << 16);
+		uint32_t n = 0;
+
+		memset(slot, 0, n_slots * sizeof(*slot));
+		for (uint32_t h = 0; h < 1u << 16; h++) {
+			const struct fp_flt_pre *e = &img->pre[tbl << 16 | h];
+			uint32_t at = (uint32_t)pre_hash(e) & (n_slots - 1), s;
+
+			while ((s = slot[at]) && memcmp(&ent[s - 1], e, sizeof(*e)))
+				at = (at + 1) & (n_slots - 1);
+			if (!s) {
+				ent[n] = *e;
+				slot[at] = s = ++n;
+			}
+			idx[(tbl << 16 | h) >> 4].ent[h & 15] = (uint16_t)(s - 1);
+		}
+	}
+	free(slot);
+	img->pre_map = map;
+	return 0;
+}
