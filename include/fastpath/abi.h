@@ -331,22 +331,34 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 48);
 
 /*
  * In the map, a /16 does not have an entry of its own: equal entries are
- * stored once. A generation's elements are first FP_PRE_IDX_N index
- * elements, each giving 16 /16s their entry's number (element
- * /16 number >> 4, ent[/16 number & 15]), then per table up to 65,536
- * entries: table tbl's entry n is element FP_PRE_IDX_N + (tbl << 16) + n.
+ * stored once, each table's most common one (usually "no rule") as its
+ * entry 0. A generation's elements are, in order:
+ *  - FP_PRE_BITS_N bitmap elements: bit (/16 number & 255) of element
+ *    /16 number >> 8 (words w[0..3]) is set when the /16's entry is not 0;
+ *  - FP_PRE_IDX_N index elements, giving the /16s with their bit set their
+ *    entry's number (element /16 number >> 4, ent[/16 number & 15]);
+ *  - per table up to 65,536 entries: table tbl's entry n is element
+ *    FP_PRE_BITS_N + FP_PRE_IDX_N + (tbl << 16) + n.
+ * (/16 number: tbl << 16 | addr[0] << 8 | addr[1].)
  * Why: a flood from random sources reads a different /16 in every packet;
  * 48-byte entries put a table's 65,536 /16s on 3 MB (768 pages), so each
- * new source cost a TLB and a cache miss; the index of a table is 192 KB
- * and the entries a flood reaches (mostly the one of "no rule") stay hot.
+ * new source cost a TLB and a cache miss. A table's bitmap is 12 KB; most
+ * sources read only it and the table's entry 0, both hot.
  */
+struct fp_flt_pre_bits {
+	__u64 w[4];
+	__u8  pad[16];
+};
 struct fp_flt_pre_idx {
 	__u16 ent[16];
 	__u8  pad[16];
 };
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre_bits) == sizeof(struct fp_flt_pre));
 FP_ABI_ASSERT(sizeof(struct fp_flt_pre_idx) == sizeof(struct fp_flt_pre));
+#define FP_PRE_BITS_N  (FP_PRE_ADDRS / 256)
 #define FP_PRE_IDX_N   (FP_PRE_ADDRS / 16)
-#define FP_PRE_ENTRIES (FP_PRE_IDX_N + FP_PRE_ADDRS) /* elements per generation */
+#define FP_PRE_ENT0    (FP_PRE_BITS_N + FP_PRE_IDX_N) /* the first entry */
+#define FP_PRE_ENTRIES (FP_PRE_ENT0 + FP_PRE_ADDRS)   /* elements per generation */
 
 struct fp_flt_addr_key {
 	__u8  tbl;             /* enum fp_addr_tbl */
