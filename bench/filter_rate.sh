@@ -2,13 +2,22 @@
 # Drop rate (packets/s) on a veth between two namespaces, one target at a
 # time, interleaved over several rounds:
 #
-#   bench/filter_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-o OUT.md] [-s]
+#   bench/filter_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-o OUT.md] [-s] [-f FLOOD]
 #
 # targets: bare (XDP_DROP, the floor), fp10 and fp10k (fastpath with the
 # 10 and 10,000 rule sets of bench/rulegen.h), xdpf_all and xdpf_udp
 # (xdp-filter -f all / -f udp, one port rule), nft (nftables netdev ingress
 # drop), ipt (iptables raw PREROUTING drop; Debian's iptables is the
 # nf_tables backend). Every target drops 60 B UDP to port 11211.
+#
+# -f FLOOD: one (default): one flow, 198.18.0.1:12345 -> port 11211;
+# flows: the same with a random source address over the whole IPv4 space
+# and a random source port in every frame (`gen --rand-src 0.0.0.0/0
+# --rand-sport`); dns: DNS water torture, a query for a new name under
+# victim.example in every frame (`gen --dns x7k2q9.victim.example
+# --rand-label`), which fastpath's rule sets drop by name
+# (`qname *.victim.example`) and the others by port (udp dport 53: they
+# cannot match names).
 #
 # Method (DESIGN.md, "Facts of this machine"): the generator (`fastpath gen`,
 # unpaced: a DDoS flood offers more than the target takes) is pinned on
@@ -48,16 +57,23 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
 ATTACH=$REPO/build/bench/xdp_drop_attach
 COST=$REPO/build/bench/filter_cost
-ROUNDS=4 WINDOW=5 OUT= GEN_CPU=0
+ROUNDS=4 WINDOW=5 OUT= GEN_CPU=0 FLOOD=one
 TARGETS="bare fp10 fp10k xdpf_all xdpf_udp nft ipt"
 PORT=11211
-while getopts "r:w:t:o:s" c; do
+while getopts "r:w:t:o:sf:" c; do
 	case $c in
 	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
-	s) GEN_CPU=1 ;;
-	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-t TARGETS] [-o OUT.md] [-s]" >&2; exit 2 ;;
+	s) GEN_CPU=1 ;; f) FLOOD=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-t TARGETS] [-o OUT.md] [-s] [-f one|flows|dns]" >&2
+	   exit 2 ;;
 	esac
 done
+case $FLOOD in
+one) GEN_FLOOD=(--udp "$PORT") ;;
+flows) GEN_FLOOD=(--udp "$PORT" --rand-src 0.0.0.0/0 --rand-sport) ;;
+dns) PORT=53 GEN_FLOOD=(--dns x7k2q9.victim.example --rand-label) ;;
+*) echo "filter_rate: -f $FLOOD: give one, flows or dns" >&2; exit 2 ;;
+esac
 (( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 )) ||
 	{ echo "filter_rate: ROUNDS 1..20, WINDOW 1..60" >&2; exit 2; }
 . "$REPO/bench/veth_lab.sh"
@@ -140,7 +156,7 @@ teardown() {
 	ip -n "$NSR" link set "$IFR" xdpgeneric off 2>/dev/null
 }
 
-gen() { ip netns exec "$NSG" "$FP" -j gen "$IFG" --dst-mac "$MAC" --cpu "$GEN_CPU" --udp "$PORT" "$@"; }
+gen() { ip netns exec "$NSG" "$FP" -j gen "$IFG" --dst-mac "$MAC" --cpu "$GEN_CPU" "${GEN_FLOOD[@]}" "$@"; }
 now() { date +%s%N; }
 
 # measure TARGET ROUND: appends "TARGET ROUND rate" per second to $TMP/seconds
@@ -247,7 +263,7 @@ paired() {
 	done
 	echo
 	echo "Rounds: $ROUNDS, window ${WINDOW} s each, targets interleaved in each round" \
-	     "(each round starts one target further on)."
+	     "(each round starts one target further on); flood: $FLOOD (\`gen ${GEN_FLOOD[*]}\`)."
 	paired fp10k nft "fastpath at 10,000 rules vs nftables"
 	paired fp10k xdpf_all "fastpath at 10,000 rules vs xdp-filter -f all"
 } >"$TMP/summary.md"

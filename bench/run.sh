@@ -7,17 +7,21 @@
 #   bench/run.sh [--quick]       --quick: 1 round of 2 s, repeat 100,000 (a smoke run)
 #
 # Environment: ROUNDS (6), WINDOW (5 s), SHARED_ROUNDS (4, of filter_rate.sh -s),
-# REPEAT (1000000), DOC (docs/benchmarks.md).
+# REPEAT (1000000), FLOOD_ROUNDS (5, of flood_cost), DOC (docs/benchmarks.md),
+# ONLY (filter or dump: that part alone).
+# Every lab runs the single-flow flood and the floods of many flows
+# (filter_rate.sh -f flows / -f dns, flood_cost): issue 21.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 ROUNDS=${ROUNDS:-6} WINDOW=${WINDOW:-5} REPEAT=${REPEAT:-1000000} SHARED_ROUNDS=${SHARED_ROUNDS:-4}
+FLOOD_ROUNDS=${FLOOD_ROUNDS:-5}
 DOC=${DOC:-docs/benchmarks.md}
 if [[ ${1:-} == --quick ]]; then
-	ROUNDS=1 WINDOW=2 REPEAT=100000 SHARED_ROUNDS=1
+	ROUNDS=1 WINDOW=2 REPEAT=100000 SHARED_ROUNDS=1 FLOOD_ROUNDS=1
 fi
 [[ $(id -u) == 0 ]] || { echo "bench: needs root (BPF, namespaces)" >&2; exit 77; }
-for b in build/fastpath build/bench/filter_cost build/bench/xdp_drop_attach; do
+for b in build/fastpath build/bench/filter_cost build/bench/flood_cost build/bench/xdp_drop_attach; do
 	[[ -x $b ]] || { echo "bench: $b missing; run 'make bench'" >&2; exit 2; }
 done
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
@@ -62,6 +66,48 @@ goals() {
 	}' "$1"
 }
 
+# side_by_side COL FILE:LABEL...: one row per target of filter_rate.sh
+# tables, column COL (2: Mpps, 5: receiver ns/packet) of each FILE side by
+# side, with fastpath at 10,000 rules against each anchor under each flood.
+side_by_side() {
+	local col=$1
+	shift
+	awk -F'|' -v col="$col" -v heads="$*" '
+	function num(x) { gsub(/[ *]/, "", x); return x + 0 }
+	FNR == 1 { f++ }
+	/^\| [a-z]/ && $2 !~ /target/ {
+		name = $2; gsub(/^ +| +$/, "", name)
+		if (!(name in seen)) { seen[name] = 1; order[++n] = name }
+		v[name, f] = num($(col + 1))
+	}
+	END {
+		nh = split(heads, h, " ")
+		printf "| target |"
+		for (i = 1; i <= nh; i++) { split(h[i], p, ":"); gsub(/_/, " ", p[2]); printf " %s |", p[2] }
+		printf "\n|---|"
+		for (i = 1; i <= nh; i++) printf "---:|"
+		printf "\n"
+		for (k = 1; k <= n; k++) {
+			printf "| %s |", order[k]
+			for (i = 1; i <= f; i++)
+				printf " %s |", ((order[k], i) in v) ? \
+				       sprintf(col == 2 ? "%.2f" : "%.0f", v[order[k], i]) : "-"
+			printf "\n"
+		}
+		fp = "fastpath, 10,000 rules"
+		for (k = 1; k <= n; k++) {
+			if (order[k] !~ /^(xdp-filter|nftables)/) continue
+			printf "| %s |", (col == 5 ? order[k] " ns / fastpath 10,000 ns" : \
+					  "fastpath 10,000 rate / " order[k] " rate")
+			for (i = 1; i <= f; i++) {
+				a = v[order[k], i]; b = v[fp, i]
+				printf " %s |", (a && b) ? sprintf("**%.2fx**", col == 5 ? a / b : b / a) : "-"
+			}
+			printf "\n"
+		}
+	}' "${@%%:*}"
+}
+
 # splice NAME FILE: FILE replaces what lies between NAME's begin and end
 # markers in $DOC (appended when $DOC has none); the rest of $DOC is kept.
 splice() {
@@ -87,15 +133,28 @@ build/bench/filter_cost --write-rules bench/rulesets || exit 1
 log "filter_cost (BPF_PROG_TEST_RUN, repeat $REPEAT)"
 build/bench/filter_cost --repeat "$REPEAT" --rounds 9 >"$TMP/cost.md" || exit 1
 cat "$TMP/cost.md"
+log "flood_cost (BPF_PROG_TEST_RUN over 1 to 65,536 flows, repeat $REPEAT, $FLOOD_ROUNDS rounds)"
+build/bench/flood_cost --repeat "$REPEAT" --rounds "$FLOOD_ROUNDS" >"$TMP/flood.md" || exit 1
+cat "$TMP/flood.md"
 log "apply_time (10,000 rules)"
 bash bench/apply_time.sh -o "$TMP/apply.md" >/dev/null || exit 1
 cat "$TMP/apply.md"
 log "filter_rate ($ROUNDS rounds of $WINDOW s)"
 bash bench/filter_rate.sh -r "$ROUNDS" -w "$WINDOW" -o "$TMP/rate.md" >/dev/null || exit 1
 cat "$TMP/rate.md"
+log "filter_rate -f flows ($ROUNDS rounds of $WINDOW s, random source address and port)"
+bash bench/filter_rate.sh -f flows -r "$ROUNDS" -w "$WINDOW" -o "$TMP/rate_f.md" >/dev/null || exit 1
+cat "$TMP/rate_f.md"
 log "filter_rate -s (shared CPU: receive cost per packet, $SHARED_ROUNDS rounds of 3 s)"
 bash bench/filter_rate.sh -s -r "$SHARED_ROUNDS" -w 3 -o "$TMP/rate_s.md" >/dev/null || exit 1
 cat "$TMP/rate_s.md"
+log "filter_rate -s -f flows"
+bash bench/filter_rate.sh -s -f flows -r "$SHARED_ROUNDS" -w 3 -o "$TMP/rate_sf.md" >/dev/null || exit 1
+cat "$TMP/rate_sf.md"
+log "filter_rate -s -f dns (water torture)"
+bash bench/filter_rate.sh -s -f dns -r "$SHARED_ROUNDS" -w 3 -t "bare fp10k xdpf_all xdpf_udp nft" \
+	-o "$TMP/rate_sd.md" >/dev/null || exit 1
+cat "$TMP/rate_sd.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
@@ -115,6 +174,18 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "its map; it cannot match DNS names, so it passes the water-torture query."
 	echo
 	cat "$TMP/cost.md"
+	echo
+	echo "### Cost per packet over many flows (BPF_PROG_TEST_RUN, issue 21)"
+	echo
+	echo "Command: \`build/bench/flood_cost --repeat $REPEAT --rounds $FLOOD_ROUNDS\`. A rotator program (raw"
+	echo "BPF, in every repetition of one test run) writes flow (counter mod N)'s source address and"
+	echo "port into the frame and tail calls the program measured: N distinct flows in turn, so each"
+	echo "program's per-flow cache and TLB footprint shows. Every cell includes the rotator (the bare"
+	echo "XDP_DROP row: rotator + floor). One test run per frame (\`--method frames\`) is not used: the"
+	echo "syscall between packets and the kernel's timer reads put 50 ns and cold caches into every"
+	echo "cell; a live-frames run cannot rotate (its pages are filled from one data_in)."
+	echo
+	cat "$TMP/flood.md"
 	echo
 	echo "### Drop rate on veth (packets/s)"
 	echo
@@ -136,6 +207,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	goals "$TMP/rate.md" rate
 	echo
+	echo "The same with a flood of many flows, command \`bench/filter_rate.sh -f flows -r $ROUNDS -w $WINDOW\`"
+	echo "(\`gen --udp 11211 --rand-src 0.0.0.0/0 --rand-sport\`: a random source address and port per frame):"
+	echo
+	cat "$TMP/rate_f.md"
+	echo
+	echo "Side by side, Mpps (median of seconds):"
+	echo
+	side_by_side 2 "$TMP/rate.md:one_flow" "$TMP/rate_f.md:random_source_and_port"
+	echo
 	echo "### Receive cost per packet on veth, generator and receiver on one CPU"
 	echo
 	echo "Command: \`bench/filter_rate.sh -s -r $SHARED_ROUNDS -w 3\`. The same lab and targets, with the"
@@ -148,6 +228,22 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	cat "$TMP/rate_s.md"
 	echo
 	goals "$TMP/rate_s.md" ns
+	echo
+	echo "With a random source address and port in every frame (\`-f flows\`), and DNS water torture"
+	echo "(\`-f dns\`: \`gen --dns x7k2q9.victim.example --rand-label\`, a new name in every query; fastpath's"
+	echo "10,000 rules include \`drop udp dport 53 qname *.victim.example\` and ~1,200 other qname"
+	echo "rules, the others drop udp dport 53), commands \`bench/filter_rate.sh -s -f flows -r $SHARED_ROUNDS -w 3\`"
+	echo "and \`bench/filter_rate.sh -s -f dns -r $SHARED_ROUNDS -w 3 -t 'bare fp10k xdpf_all xdpf_udp nft'\`:"
+	echo
+	cat "$TMP/rate_sf.md"
+	echo
+	cat "$TMP/rate_sd.md"
+	echo
+	echo "Side by side, receiver ns/packet (median of rounds; ratios of the medians, the paired ones are"
+	echo "under each table):"
+	echo
+	side_by_side 5 "$TMP/rate_s.md:one_flow" "$TMP/rate_sf.md:random_source_and_port" \
+		"$TMP/rate_sd.md:DNS_water_torture"
 	echo
 	echo "### Installing 10,000 rules"
 	echo
@@ -162,6 +258,8 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 splice filter-bench "$TMP/section.md"
 log "wrote $DOC"
 fi
+
+[[ ${ONLY:-} == filter ]] && exit 0  # ONLY=filter: the filter bench alone
 
 # ---- dump bench (issue 5): `build/bench/dump_cost` and `bench/dump_rate.sh`,
 # written between the dump-bench markers of $DOC (the rest is kept).

@@ -171,7 +171,7 @@ FP_ABI_ASSERT(sizeof(struct fp_flt_cls_ent) == 16);
 
 /*
  * fp_flt_pre: the address prefilter, one entry per table and top 16 bits of
- * the address (index tbl << 16 | addr[0] << 8 | addr[1]): the class of the
+ * the address (/16 number tbl << 16 | addr[0] << 8 | addr[1]): the class of the
  * longest prefix of length <= 16 that holds the whole /16 (0: none), and
  * which longer prefix lengths have a prefix inside this /16 (bit i: the
  * i-th of fp_flt_gencfg.plen[tbl]). Most addresses of a flood need no hash
@@ -200,7 +200,38 @@ struct fp_flt_pre {
 	__u32 pad2;
 };
 FP_ABI_ASSERT(sizeof(struct fp_flt_pre) == 48);
-#define FP_PRE_ENTRIES (4u << 16)
+#define FP_PRE_ADDRS (4u << 16) /* the /16s of the four tables */
+
+/*
+ * In the map, a /16 does not have an entry of its own: equal entries are
+ * stored once, each table's most common one (usually "no rule") as its
+ * entry 0. A generation's elements are, in order:
+ *  - FP_PRE_BITS_N bitmap elements: bit (/16 number & 255) of element
+ *    /16 number >> 8 (words w[0..3]) is set when the /16's entry is not 0;
+ *  - FP_PRE_IDX_N index elements, giving the /16s with their bit set their
+ *    entry's number (element /16 number >> 4, ent[/16 number & 15]);
+ *  - per table up to 65,536 entries: table tbl's entry n is element
+ *    FP_PRE_BITS_N + FP_PRE_IDX_N + (tbl << 16) + n.
+ * (/16 number: tbl << 16 | addr[0] << 8 | addr[1].)
+ * Why: a flood from random sources reads a different /16 in every packet;
+ * 48-byte entries put a table's 65,536 /16s on 3 MB (768 pages), so each
+ * new source cost a TLB and a cache miss. A table's bitmap is 12 KB; most
+ * sources read only it and the table's entry 0, both hot.
+ */
+struct fp_flt_pre_bits {
+	__u64 w[4];
+	__u8  pad[16];
+};
+struct fp_flt_pre_idx {
+	__u16 ent[16];
+	__u8  pad[16];
+};
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre_bits) == sizeof(struct fp_flt_pre));
+FP_ABI_ASSERT(sizeof(struct fp_flt_pre_idx) == sizeof(struct fp_flt_pre));
+#define FP_PRE_BITS_N  (FP_PRE_ADDRS / 256)
+#define FP_PRE_IDX_N   (FP_PRE_ADDRS / 16)
+#define FP_PRE_ENT0    (FP_PRE_BITS_N + FP_PRE_IDX_N) /* the first entry */
+#define FP_PRE_ENTRIES (FP_PRE_ENT0 + FP_PRE_ADDRS)   /* elements per generation */
 
 struct fp_flt_addr_key {
 	__u8  tbl;             /* enum fp_addr_tbl */

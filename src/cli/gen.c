@@ -20,7 +20,7 @@
 
 #define GEN_ARGS "IFACE [--dst-mac M] [--src-mac M] [--src IP] [--dst IP] [--sport N] " \
 	"[--pps N] [--duration S] [--count N] [--threads N] [--cpu N] " \
-	"[--template PCAP | --udp PORT | --syn PORT | --dns NAME] [--rand-src CIDR] [--rand-label]"
+	"[--template PCAP | --udp PORT | --syn PORT | --dns NAME] [--rand-src CIDR] [--rand-sport] [--rand-label]"
 
 static volatile sig_atomic_t gen_stop;
 
@@ -36,7 +36,7 @@ struct gen_args {
 	int port, sport, threads, cpu, templates;
 	uint64_t pps, count;
 	double duration;
-	bool duration_set, rand_label;
+	bool duration_set, rand_label, rand_sport;
 };
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -108,7 +108,7 @@ static int peer_mac(const char *ifname, int ifindex, uint8_t mac[6])
 static int parse_args(struct cli *cli, int argc, char **argv, struct gen_args *a)
 {
 	enum { O_DMAC = 256, O_SMAC, O_SRC, O_DST, O_SPORT, O_PPS, O_DUR, O_COUNT, O_THREADS,
-	       O_CPU, O_TMPL, O_UDP, O_SYN, O_DNS, O_RSRC, O_RLABEL };
+	       O_CPU, O_TMPL, O_UDP, O_SYN, O_DNS, O_RSRC, O_RLABEL, O_RSPORT };
 	static const struct option opts[] = {
 		{ "dst-mac", required_argument, NULL, O_DMAC },
 		{ "src-mac", required_argument, NULL, O_SMAC },
@@ -126,6 +126,7 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct gen_args *a
 		{ "dns", required_argument, NULL, O_DNS },
 		{ "rand-src", required_argument, NULL, O_RSRC },
 		{ "rand-label", no_argument, NULL, O_RLABEL },
+		{ "rand-sport", no_argument, NULL, O_RSPORT },
 		{ 0 },
 	};
 	uint64_t v;
@@ -144,6 +145,7 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct gen_args *a
 		case O_DST: a->dst = optarg; break;
 		case O_RSRC: a->rand_src = optarg; break;
 		case O_RLABEL: a->rand_label = true; break;
+		case O_RSPORT: a->rand_sport = true; break;
 		case O_TMPL: a->template = optarg; a->templates++; break;
 		case O_DNS: a->qname = optarg; a->kind = FP_GEN_DNS; a->port = 53; a->templates++; break;
 		case O_UDP: case O_SYN: case O_SPORT:
@@ -310,7 +312,8 @@ static int gen_main(struct cli *cli, int argc, char **argv)
 		return ret;
 	o = (struct fp_gen_opts){ .ifindex = ifindex, .frame = frame, .len = len, .pps = a.pps,
 				  .count = a.count, .duration = a.duration, .threads = a.threads,
-				  .cpu = a.cpu, .rand_label = a.rand_label };
+				  .cpu = a.cpu, .rand_label = a.rand_label,
+				  .rand_sport = a.rand_sport };
 	if (a.rand_src) {
 		if (parse_cidr4(a.rand_src, o.rand_net, &o.rand_plen))
 			return cli_usage(cli, "--rand-src '%s': give an IPv4 prefix such as 10.0.0.0/8",
@@ -348,8 +351,9 @@ int cmd_gen(struct cli *cli, int argc, char **argv)
 		"         --template PCAP   the first packet of a pcap/pcapng file, as it is\n"
 		"       Addresses: --src/--dst IP (198.18.0.1 -> 198.18.0.2; two IPv6 make IPv6),\n"
 		"         --src-mac (IFACE's), --dst-mac (a veth's peer in this namespace, else give it)\n"
-		"       Per frame: --rand-src CIDR (random IPv4 source), --rand-label (random first\n"
-		"         DNS label: a water-torture flood)\n"
+		"       Per frame: --rand-src CIDR (random IPv4 source), --rand-sport (random TCP or\n"
+		"         UDP source port, IPv4), --rand-label (random first DNS label: a water-torture\n"
+		"         flood)\n"
 		"       How much: --pps N (all threads; unpaced without it), --duration S (default 5),\n"
 		"         --count N, --threads N from --cpu N (default 0)\n"
 		"       It reports frames sent, not frames that arrived: read the receiver's counters.\n"

@@ -213,7 +213,8 @@ FP_LATE(addr_probe)
 
 /*
  * Longest prefix of the address in the gen's table, as a class (its mask
- * word ANDed into *m): the prefilter entry of its /16 gives the answer of
+ * word ANDed into *m): the prefilter entry of its /16 (through the bitmap
+ * and the index: abi.h) gives the answer of
  * the short prefixes and the longer lengths worth a hash probe (usually
  * none). An answer from the entry lowers *hit to what its class decides
  * alone (abi.h); a probed class leaves those tuples to the walk.
@@ -221,10 +222,25 @@ FP_LATE(addr_probe)
 static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g, __u32 tbl,
 					const __u8 *addr, __u64 *m, __u32 *hit)
 {
-	__u32 idx = gen * FP_PRE_ENTRIES + ((tbl & 3) << 16 | (__u32)addr[0] << 8 | addr[1]);
-	struct fp_flt_pre *e = bpf_map_lookup_elem(&fp_flt_pre, &idx);
+	__u32 h = (__u32)addr[0] << 8 | addr[1], t = tbl & 3, base = gen * FP_PRE_ENTRIES, n = 0;
+	__u32 idx = base + (t << 8 | h >> 8);
+	struct fp_flt_pre_bits *b = bpf_map_lookup_elem(&fp_flt_pre, &idx);
+	struct fp_flt_pre_idx *x;
+	struct fp_flt_pre *e;
 	struct addr_walk w;
 
+	if (!b)
+		return 0;
+	/* the /16's bit; set: its entry's number from the index, else entry 0 */
+	if ((b->w[(h >> 6) & 3] >> (h & 63)) & 1) {
+		idx = base + FP_PRE_BITS_N + (t << 12 | h >> 4);
+		x = bpf_map_lookup_elem(&fp_flt_pre, &idx);
+		if (!x)
+			return 0;
+		n = x->ent[h & 15];
+	}
+	idx = base + FP_PRE_ENT0 + (t << 16) + n;
+	e = bpf_map_lookup_elem(&fp_flt_pre, &idx);
 	if (!e)
 		return 0;
 	if (e->lplen) {

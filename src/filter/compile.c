@@ -305,7 +305,7 @@ static int fill_addr_hits(const struct fp_ruleset *set, struct fp_flt_image *img
 	if (!memo)
 		return -ENOMEM;
 	memset(memo, 0xff, 4 * (size_t)FP_CM_ADDR_N * sizeof(*memo));
-	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++) {
+	for (uint32_t i = 0; i < FP_PRE_ADDRS; i++) {
 		struct fp_flt_pre *e = &img->pre[i];
 		uint32_t tbl = i >> 16, *m = memo + (size_t)tbl * FP_CM_ADDR_N;
 		uint64_t d = direct[tbl & 1];
@@ -405,6 +405,8 @@ int fp_flt_image__build(const struct fp_ruleset *set, struct fp_flt_image *img,
 	ret = fill_port_hits(set, img, &keys);
 	if (!ret)
 		ret = fill_addr_hits(set, img, &keys);
+	if (!ret)
+		ret = pack_prefilter(img);
 	if (ret)
 		goto out;
 	ret = -ENOMEM;
@@ -465,6 +467,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->addr_slots);
 	free(img->cmask);
 	free(img->pre);
+	free(img->pre_map);
 	memset(img, 0, sizeof(*img));
 }
 

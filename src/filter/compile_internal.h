@@ -41,6 +41,7 @@ int classes_addrs(const struct fp_ruleset *set, struct fp_flt_image *img, struct
 int build_cmask(const struct fp_ruleset *set, struct fp_flt_image *img,
 		const uint8_t *rule_tuple, const struct rule_cls *rc);
 int build_prefilter(struct fp_flt_image *img);
+int pack_prefilter(struct fp_flt_image *img);
 int build_flat(struct fp_flt_image *img);
 int classes_qnames(const struct fp_ruleset *set, struct fp_flt_image *img, struct rule_cls *rc);
 

@@ -183,7 +183,7 @@ static uint32_t hi16(const uint8_t *addr)
 
 int build_prefilter(struct fp_flt_image *img)
 {
-	struct fp_flt_pre *pre = big_calloc(FP_PRE_ENTRIES, sizeof(*pre));
+	struct fp_flt_pre *pre = big_calloc(FP_PRE_ADDRS, sizeof(*pre));
 
 	if (!pre)
 		return -ENOMEM;
@@ -203,12 +203,12 @@ int build_prefilter(struct fp_flt_image *img)
 	}
 	/* the short prefix's mask word, read when no longer prefix hits; what
 	 * the classes decide alone comes later (fill_addr_hits) */
-	for (uint32_t i = 0; i < FP_PRE_ENTRIES; i++) {
+	for (uint32_t i = 0; i < FP_PRE_ADDRS; i++) {
 		pre[i].mask = img->cmask[(i >> 16 & 1 ? FP_CM_DST : FP_CM_SRC) + pre[i].cls];
 		pre[i].hit = pre[i].lhit = FP_FLT_NO_RULE;
 	}
 	/* an IPv4 /16 with one longer prefix keeps it inline, unprobed */
-	uint8_t *n_long = big_calloc(FP_PRE_ENTRIES, 1);
+	uint8_t *n_long = big_calloc(FP_PRE_ADDRS, 1);
 
 	if (!n_long) {
 		free(pre);
@@ -247,5 +247,71 @@ int build_prefilter(struct fp_flt_image *img)
 		}
 	}
 	img->pre = pre;
+	return 0;
+}
+
+static uint64_t pre_hash(const struct fp_flt_pre *e)
+{
+	uint64_t w[sizeof(*e) / 8], h = 0x9e3779b97f4a7c15ull;
+
+	memcpy(w, e, sizeof(w));
+	for (size_t i = 0; i < sizeof(w) / 8; i++)
+		h = (h ^ w[i]) * 0xff51afd7ed558ccdull;
+	return h ^ h >> 32;
+}
+
+/* The prefilter as the map holds it (abi.h): the bitmap, the index, then
+ * each table's distinct entries, /16s with equal entries sharing one, the
+ * most common as entry 0. */
+int pack_prefilter(struct fp_flt_image *img)
+{
+	const uint32_t n_slots = 2u << 16; /* open addressing, at most half full */
+	struct fp_flt_pre *map = big_calloc(FP_PRE_ENTRIES, sizeof(*map));
+	struct fp_flt_pre_bits *bits = (struct fp_flt_pre_bits *)map;
+	struct fp_flt_pre_idx *idx = (struct fp_flt_pre_idx *)(map + FP_PRE_BITS_N);
+	uint32_t *slot = malloc(n_slots * sizeof(*slot)); /* entry number + 1; 0: empty */
+	uint32_t *uses = malloc((1u << 16) * sizeof(*uses));
+
+	if (!map || !slot || !uses) {
+		free(map);
+		free(slot);
+		free(uses);
+		return -ENOMEM;
+	}
+	for (uint32_t tbl = 0; tbl < 4; tbl++) {
+		struct fp_flt_pre *ent = map + FP_PRE_ENT0 + (tbl << 16), t;
+		uint32_t n = 0, top = 0;
+
+		memset(slot, 0, n_slots * sizeof(*slot));
+		memset(uses, 0, (1u << 16) * sizeof(*uses));
+		for (uint32_t h = 0; h < 1u << 16; h++) {
+			const struct fp_flt_pre *e = &img->pre[tbl << 16 | h];
+			uint32_t at = (uint32_t)pre_hash(e) & (n_slots - 1), s;
+
+			while ((s = slot[at]) && memcmp(&ent[s - 1], e, sizeof(*e)))
+				at = (at + 1) & (n_slots - 1);
+			if (!s) {
+				ent[n] = *e;
+				slot[at] = s = ++n;
+			}
+			idx[(tbl << 16 | h) >> 4].ent[h & 15] = (uint16_t)(s - 1);
+			if (++uses[s - 1] > uses[top])
+				top = s - 1;
+		}
+		/* the most common entry becomes 0: its /16s need no index read */
+		t = ent[0];
+		ent[0] = ent[top];
+		ent[top] = t;
+		for (uint32_t h = 0; h < 1u << 16; h++) {
+			uint16_t *e = &idx[(tbl << 16 | h) >> 4].ent[h & 15];
+
+			*e = *e == top ? 0 : *e == 0 ? (uint16_t)top : *e;
+			if (*e)
+				bits[(tbl << 16 | h) >> 8].w[(h >> 6) & 3] |= 1ull << (h & 63);
+		}
+	}
+	free(slot);
+	free(uses);
+	img->pre_map = map;
 	return 0;
 }

@@ -113,7 +113,7 @@ static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 
 		ret = mmap_fill(fd[GM_CMASK], gen * per[GM_CMASK], img->cmask, FP_CM_ENTRIES, 8,
 				2 * per[GM_CMASK]);
 	if (!ret)
-		ret = mmap_fill(fd[GM_PRE], gen * per[GM_PRE], img->pre, FP_PRE_ENTRIES,
+		ret = mmap_fill(fd[GM_PRE], gen * per[GM_PRE], img->pre_map, FP_PRE_ENTRIES,
 				sizeof(struct fp_flt_pre), 2 * per[GM_PRE]);
 	if (!ret)
 		ret = mmap_fill(fd[GM_KEYS], gen * per[GM_KEYS], img->key_slots,

@@ -28,6 +28,8 @@ const volatile __u32 l4_udp = 0;         /* the L4 checksum is UDP's (0 = none) 
 const volatile __u32 rand_label = 0;     /* rewrite the first DNS label */
 const volatile __u32 label_off = 0;      /* its first byte (after the length) */
 const volatile __u32 label_len = 0;      /* 1..FP_GEN_LABEL_MAX */
+const volatile __u32 rand_sport = 0;     /* rewrite the TCP/UDP source port */
+const volatile __u32 l4_off = 0;         /* the TCP/UDP header */
 
 /* Counters and pacer state, one per CPU (user space sums and seeds them). */
 struct {
@@ -74,6 +76,28 @@ static __always_inline void rewrite_src(struct xdp_md *ctx)
 	}
 	saddr[0] = w0;
 	saddr[1] = w1;
+}
+
+/* A random source port (the L4 checksum fixed: it covers the port). */
+static __always_inline void rewrite_sport(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u16 *sport = data + l4_off, w = (__u16)bpf_get_prandom_u32(), old;
+
+	if ((void *)(sport + 1) > end)
+		return;
+	old = *sport;
+	if (l4_csum_off) {
+		__u16 *l4 = data + l4_csum_off;
+
+		if ((void *)(l4 + 1) <= end && !(l4_udp && *l4 == 0)) {
+			__u16 v = csum_replace2(*l4, old, w);
+
+			*l4 = (l4_udp && v == 0) ? 0xffff : v;
+		}
+	}
+	*sport = w;
 }
 
 /* Random [a-z0-9] over the first label (the UDP checksum was zeroed). */
@@ -124,6 +148,8 @@ int fp_gen(struct xdp_md *ctx)
 	}
 	if (rand_src)
 		rewrite_src(ctx);
+	if (rand_sport)
+		rewrite_sport(ctx);
 	if (rand_label)
 		rewrite_label(ctx);
 	if (!c->sent)

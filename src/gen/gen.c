@@ -117,6 +117,16 @@ static int set_rewrites(struct fp_gen *g, char *err, size_t errlen)
 		ro->l4_csum_off = l.l4_csum_off;
 		ro->l4_udp = l.proto == 17;
 	}
+	if (g->o.rand_sport) {
+		if (l.family != 4 || !l.l4_off || (l.proto != 6 && l.proto != 17)) {
+			snprintf(err, errlen, "--rand-sport needs an IPv4 TCP or UDP template");
+			return -EINVAL;
+		}
+		ro->rand_sport = 1;
+		ro->l4_off = l.l4_off;
+		ro->l4_csum_off = l.l4_csum_off;
+		ro->l4_udp = l.proto == 17;
+	}
 	if (g->o.rand_label) {
 		if (l.family != 4 || !l.label_off) {
 			snprintf(err, errlen, "--rand-label needs an IPv4 UDP template holding a DNS "

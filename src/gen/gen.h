@@ -14,7 +14,8 @@
  * interrupt coalescing would deliver them: one frame per wakeup would make
  * the receiver's NAPI wakeups, not its work, the bottleneck. It can also rewrite each frame:
  * a random IPv4 source within a prefix (checksums fixed incrementally) and a
- * random first DNS label (the UDP checksum is zeroed in the template).
+ * random first DNS label (the UDP checksum is zeroed in the template), and
+ * a random TCP or UDP source port.
  *
  * The part above `#ifndef __bpf__` is shared by both halves; the rest is
  * the user API. Functions return 0 or a negative errno and leave a message
@@ -94,6 +95,7 @@ struct fp_gen_opts {
 	uint8_t rand_net[4];
 	int rand_plen;              /* 0..32 */
 	bool rand_label;            /* random bytes in the first DNS label */
+	bool rand_sport;            /* random TCP/UDP source port (IPv4) */
 };
 
 struct fp_gen_result {

@@ -76,6 +76,29 @@ for t in "--syn 80" "--dns www.example.com --rand-label" "--udp 53 --rand-src 10
 done
 e2e_log "templates: syn, dns + rand-label, udp + rand-src, IPv6 syn arrived"
 
+# 3b. --rand-sport: the source port varies frame to frame and the TCP/UDP
+#     checksum stays right (tcpdump -vv checks it on the peer).
+for t in "--udp 11211" "--syn 80"; do
+	timeout 10 ip netns exec "$nsb" tcpdump -nn -vv -l -c 200 -i "$ifb" ip \
+		>"$E2E_TMP/sport.txt" 2>/dev/null &
+	tdp=$!
+	sleep 1   # tcpdump's socket is open before the frames leave
+	# shellcheck disable=SC2086
+	out=$(gen $t --rand-src 10.0.0.0/8 --rand-sport --count 400 --pps 20000) ||
+		e2e_fail "gen $t --rand-sport failed: $out"
+	wait "$tdp"
+	n=$(grep -c " > " "$E2E_TMP/sport.txt")
+	ports=$(grep -o ' 10\.[0-9.]*\.[0-9]* > ' "$E2E_TMP/sport.txt" |
+		sed 's/.*\.\([0-9]*\) > /\1/' | sort -u | wc -l)
+	bad=$(grep -ci "bad .*cksum\|incorrect" "$E2E_TMP/sport.txt")
+	(( n >= 150 )) || e2e_fail "gen $t --rand-sport: tcpdump saw $n frames"
+	(( ports >= n * 9 / 10 )) || e2e_fail "gen $t --rand-sport: $ports source ports in $n frames"
+	(( bad == 0 )) || e2e_fail "gen $t --rand-sport: $bad bad checksums: $(grep -i -m2 'bad\|incorrect' "$E2E_TMP/sport.txt")"
+done
+gen --dns www.example.com --rand-sport --src 2001:db8::1 --dst 2001:db8::2 --count 1 >/dev/null 2>&1
+rc=$?; [[ $rc == 2 ]] || e2e_fail "--rand-sport on an IPv6 template: exit $rc, want 2"
+e2e_log "rand-sport: udp and syn, $ports distinct ports in $n frames, checksums right"
+
 # 4. Bounds and errors.
 start=$(date +%s%N)
 out=$(gen --duration 0.5) || e2e_fail "gen --duration 0.5 failed: $out"

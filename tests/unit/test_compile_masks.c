@@ -135,6 +135,63 @@ static void test_prefilter_v6_and_default_route(void **state)
 	fp_flt_image__free(&img);
 }
 
+/*
+ * The map's prefilter (img.pre_map, abi.h): every /16 of every table reaches
+ * through the bitmap and the index an entry equal to its own, /16s with
+ * equal entries share one, and the most common is entry 0, whose /16s
+ * have their bit clear, so that a flood from random sources reads little
+ * more than a table's bitmap (one 48-byte entry per /16 cost such a flood
+ * a TLB and cache miss per source: bench/flood_cost).
+ */
+static void test_prefilter_packed(void **state)
+{
+	const struct fp_flt_pre_bits *bits;
+	const struct fp_flt_pre_idx *idx;
+	struct fp_flt_image img;
+	uint32_t n_ent[4] = { 0 }, n_bits[4] = { 0 };
+
+	(void)state;
+	build("drop src 0.0.0.0/8\n"
+	      "drop src 10.0.0.0/8\n"
+	      "drop src 10.1.2.3/32\n"
+	      "drop src 10.1.9.0/24\n"
+	      "drop src 100.64.7.0/24\n"
+	      "pass dst 192.0.2.0/24\n"
+	      "drop src 2001:db8:1::/48\n", &img);
+	assert_non_null(img.pre_map);
+	bits = (const struct fp_flt_pre_bits *)img.pre_map;
+	idx = (const struct fp_flt_pre_idx *)(img.pre_map + FP_PRE_BITS_N);
+	for (uint32_t i = 0; i < FP_PRE_ADDRS; i++) {
+		uint32_t tbl = i >> 16, h = i & 0xffff, n = 0;
+		int bit = (bits[i >> 8].w[(h >> 6) & 3] >> (h & 63)) & 1;
+		const struct fp_flt_pre *e;
+
+		if (bit)
+			n = idx[i >> 4].ent[h & 15];
+		if (bit != (idx[i >> 4].ent[h & 15] != 0))
+			fail_msg("/16 %u of table %u: bit %d, entry %u", h, tbl, bit,
+				 idx[i >> 4].ent[h & 15]);
+		e = &img.pre_map[FP_PRE_ENT0 + (tbl << 16) + n];
+		if (memcmp(e, &img.pre[i], sizeof(*e)))
+			fail_msg("/16 %u of table %u: its packed entry %u differs", h, tbl, n);
+		if (n + 1 > n_ent[tbl])
+			n_ent[tbl] = n + 1;
+		n_bits[tbl] += (uint32_t)bit;
+	}
+	/* src4: none, 0/8, 10/8, 10.1 (two longer prefixes: probed), 100.64
+	 * (one, inline); dst4: none, 192.0; src6: none, 2001:0db8 (probed);
+	 * dst6: none. "none" is entry 0, though 0.0 has 0/8's. */
+	assert_int_equal(n_ent[FP_ADDR_SRC4], 5);
+	assert_int_equal(n_ent[FP_ADDR_DST4], 2);
+	assert_int_equal(n_ent[FP_ADDR_SRC6], 2);
+	assert_int_equal(n_ent[FP_ADDR_DST6], 1);
+	assert_int_equal(img.pre_map[FP_PRE_ENT0].cls, 0);
+	assert_int_equal(n_bits[FP_ADDR_SRC4], 256 + 256 + 1);
+	assert_int_equal(n_bits[FP_ADDR_DST4], 1);
+	assert_int_equal(n_bits[FP_ADDR_DST6], 0);
+	fp_flt_image__free(&img);
+}
+
 static void test_tuple_masks(void **state)
 {
 	struct fp_flt_image img;
@@ -390,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_flat_capacity),
 		cmocka_unit_test(test_prefilter),
 		cmocka_unit_test(test_prefilter_v6_and_default_route),
+		cmocka_unit_test(test_prefilter_packed),
 		cmocka_unit_test(test_tuple_masks),
 		cmocka_unit_test(test_tuple_overflow_bit),
 		cmocka_unit_test(test_len_ttl_span),
