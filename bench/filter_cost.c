@@ -29,6 +29,7 @@
 
 #include "common/pkt.h"
 #include "filter/filter.h"
+#include "filter/filter_internal.h" /* the attached program's fd */
 #include "rules/rule.h"
 #include "rulegen.h"
 
@@ -230,7 +231,8 @@ static int fastpath_with(size_t n, struct fp_filter **fp)
 	fp_diags__free(&d);
 	free(text.p);
 	free(nft.p);
-	return fp_filter__entry_fd(*fp);
+	/* the program the interface runs: the filter's fused entry */
+	return fp_pipeline__attached_fd((*fp)->pl);
 }
 
 static int write_rules(const char *dir)
