@@ -443,7 +443,7 @@ static __always_inline int offer_due(struct fp_pkt *pkt, const struct fp_ctl *ct
 static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 				      const struct fp_flt_state *st)
 {
-	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes, offer;
+	__u32 zero = 0, gen, hit, rule, verdict, stat, bytes;
 	struct fp_ctl *ctl;
 	struct fp_flt_gencfg *g;
 	struct fp_flt_rule *r = 0;
@@ -459,13 +459,20 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 	g = st->serial ? bpf_map_lookup_elem(&fp_flt_gcfg, &gen) : 0;
 	if (!g) {
 		count(&fp_flt_stats, FP_FLT_ST_NO_RULES, bytes);
-		verdict = XDP_PASS;
 		ctl = fp_ctl_get();
-		offer = offer_due(pkt, ctl, st, 0, 0, FP_FLT_NO_RULE, 0);
-		goto end;
+		return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, XDP_PASS,
+				    offer_due(pkt, ctl, st, 0, 0, FP_FLT_NO_RULE, 0));
 	}
 
 	hit = fp_flt_classify(ctx, pkt, g, gen, c);
+	/* for the verifier: the hit goes into the tuple walk through memory,
+	 * so every classification path enters the walk with the same unknown
+	 * value instead of its own range, and the walk is checked for fewer
+	 * states (~6 instead of ~15 at its entry; fp_filter 804k -> 719k
+	 * instructions processed). The offer overwrites the reason; the tap
+	 * reads it only after one. */
+	*(volatile __u32 *)&pkt->verdict.reason = hit;
+	hit = *(volatile __u32 *)&pkt->verdict.reason;
 	hit = fp_flt_first_match(pkt, g, gen, c, hit);
 	rule = FP_FLT_HIT_RULE(hit);
 	if (rule >= FP_MAX_RULES) {
@@ -485,13 +492,11 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 
 	idx = gen * FP_FLT_CNT_ENTRIES + (rule < FP_MAX_RULES ? rule : FP_MAX_RULES);
 	rc = bpf_map_lookup_elem(&fp_flt_cnt, &idx);
-	ctl = fp_ctl_get();
-	offer = offer_due(pkt, ctl, st, r, gen, rule, rc);
+	bytes = pkt->pkt_len; /* read again: one value fewer live across the walk */
 	if (rc) {
 		rc->packets++;
 		rc->bytes += bytes;
 		rc->drops += verdict == XDP_DROP;
-		rc->samples += offer;
 	}
 	count(&fp_flt_stats, stat, bytes);
 	if (record_last) {
@@ -503,8 +508,19 @@ static __always_inline int filter_run(struct xdp_md *ctx, struct fp_pkt *pkt,
 			l->seq++;
 		}
 	}
-end:
-	return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, verdict, offer);
+	ctl = fp_ctl_get();
+	if (ctl && (ctl->dump & FP_CTL_DUMP_ACTIVE)) {
+		/* a dump runs: the rare path, tested once and on its own, so the
+		 * usual one does not carry an offer flag to its end */
+		__u32 offer = offer_due(pkt, ctl, st, r, gen, rule, rc);
+
+		if (rc)
+			rc->samples += offer;
+		return fp_stage_end(ctx, pkt, ctl, FP_STAGE_FILTER, verdict, offer);
+	}
+	if (verdict == XDP_DROP)
+		return XDP_DROP;
+	return fp_next_stage(ctx, FP_STAGE_FILTER);
 }
 
 /* Slot FP_STAGE_FILTER: after an earlier stage, or after the plain fp_entry. */

@@ -51,6 +51,9 @@ int fp_filter__meta(const struct fp_filter *f, struct fp_filter_meta *meta);
 extern const struct fp_stage_ops fp_stage_filter;
 /* Its pipeline (owned by f). */
 struct fp_pipeline *fp_filter__pipeline(const struct fp_filter *f);
+/* The program the interface runs (the filter's fused entry while it is the
+ * first fused stage), for test runs of the whole path (benches). */
+int fp_filter__entry_fd(const struct fp_filter *f);
 
 /* Loads the filter stage on ifname (and the pipeline first when there is
  * none), pins under ROOT/ifname/filter, attaches its fused entry. */

@@ -88,6 +88,11 @@ const struct fp_stage_ops fp_stage_filter = {
 	.unloaded = filter_unloaded,
 };
 
+int fp_filter__entry_fd(const struct fp_filter *f)
+{
+	return fp_pipeline__attached_fd(f->pl);
+}
+
 int fp_filter__attachment(const struct fp_filter *f, struct fp_filter_attach *a)
 {
 	struct fp_pipeline_info info;
