@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 		struct fp_dump *dm;
 
 		off[r] = cost(fp_filter__entry_fd(f), &p, repeat);
-		if (fp_dump__start(f, &o, discard, &got, &dm, err, sizeof(err))) {
+		if (fp_dump__start(fp_filter__pipeline(f), f, &o, discard, &got, &dm, err, sizeof(err))) {
 			fprintf(stderr, "dump_cost: %s\n", err);
 			return 1;
 		}
