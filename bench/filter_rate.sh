@@ -19,7 +19,9 @@
 # no-op stage in 5, the sink in 6). The *_sink targets get UDP to port
 # $PASS_PORT (9), which the 10,000 rules pass on down the chain: the pair
 # fp10k_sink / fp10k_stage_sink differs by one tail call into a stage.
-# old10k: fp10k with the binary FP_OLD (another build, its own bpffs): the
+# fp10k_plain: fp10k with the plain entry attached in place of the fused
+# one (build/bench/plain_entry): the filter behind a tail call, what fusing
+# saves. old10k: fp10k with the binary FP_OLD (another build, its own bpffs): the
 # regression check of bench/pipeline_regress.sh.
 #
 # Method (DESIGN.md, "Facts of this machine"): the generator (`fastpath gen`,
@@ -61,6 +63,7 @@ FP=${FP_BIN:-$REPO/build/fastpath}
 ATTACH=$REPO/build/bench/xdp_drop_attach
 COST=$REPO/build/bench/filter_cost
 STAGE=$REPO/build/bench/mark_stage
+PLAIN=$REPO/build/bench/plain_entry
 FP_OLD=${FP_OLD:-}
 ROUNDS=4 WINDOW=5 OUT= GEN_CPU=0
 TARGETS="bare fp10 fp10k xdpf_all xdpf_udp nft ipt"
@@ -75,7 +78,7 @@ done
 (( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 )) ||
 	{ echo "filter_rate: ROUNDS 1..20, WINDOW 1..60" >&2; exit 2; }
 . "$REPO/bench/veth_lab.sh"
-veth_lab_require filter_rate fr nft iptables xdp-filter "$FP" "$ATTACH" "$COST" "$STAGE"
+veth_lab_require filter_rate fr nft iptables xdp-filter "$FP" "$ATTACH" "$COST" "$STAGE" "$PLAIN"
 [[ " $TARGETS " != *" old10k "* || -x $FP_OLD ]] ||
 	{ echo "filter_rate: target old10k needs FP_OLD=<another build's fastpath>" >&2; exit 2; }
 TMP=$(mktemp -d /tmp/fp-bench-rate.XXXXXX)
@@ -97,8 +100,9 @@ trap cleanup EXIT
 trap 'log interrupted; exit 130' INT TERM
 
 # Private copies: a rebuild of build/ during the run must not break it.
-cp "$FP" "$TMP/fastpath" && cp "$ATTACH" "$TMP/xdp_drop_attach" && cp "$STAGE" "$TMP/mark_stage" || exit 1
-FP=$TMP/fastpath ATTACH=$TMP/xdp_drop_attach STAGE=$TMP/mark_stage
+cp "$FP" "$TMP/fastpath" && cp "$ATTACH" "$TMP/xdp_drop_attach" && cp "$STAGE" "$TMP/mark_stage" &&
+	cp "$PLAIN" "$TMP/plain_entry" || exit 1
+FP=$TMP/fastpath ATTACH=$TMP/xdp_drop_attach STAGE=$TMP/mark_stage PLAIN=$TMP/plain_entry
 if [[ -n $FP_OLD ]]; then cp "$FP_OLD" "$TMP/fastpath_old" || exit 1; FP_OLD=$TMP/fastpath_old; fi
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=0
@@ -136,6 +140,7 @@ setup() {
 	fp10) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/rules/10.rules" >/dev/null ;;
 	fp10k) fpk ;;
 	fp10k_stage) fpk && stage 5 pass ;;
+	fp10k_plain) fpk && in_r "$PLAIN" "$TMP/bpffs" "$IFR" ;;
 	entry_sink) in_r "$FP" --bpffs "$TMP/bpffs" pipeline load "$IFR" >/dev/null && stage 6 drop ;;
 	fp10k_sink) fpk && stage 6 drop ;;
 	fp10k_stage_sink) fpk && stage 5 pass && stage 6 drop ;;
@@ -317,6 +322,7 @@ pairdiff() {
 				name["entry_sink"] = "entry + sink stage (slot 6), UDP port 9";
 				name["fp10k_sink"] = "fastpath, 10,000 rules + sink (slot 6), UDP port 9";
 				name["fp10k_stage_sink"] = "fastpath, 10,000 rules + no-op stage (5) + sink (6), UDP port 9";
+				name["fp10k_plain"] = "fastpath, 10,000 rules, plain entry + tail call to the filter";
 				name["old10k"] = "fastpath before the pipeline (FP_OLD), 10,000 rules";
 				printf "| %s | %.2f | %.2f-%.2f | %s | %.0f | %.2f | %.1f%% | %.1f%% |\n", name[t],
 				       med / 1e6, min / 1e6, max / 1e6,
@@ -330,6 +336,7 @@ pairdiff() {
 	paired fp10k nft "fastpath at 10,000 rules vs nftables"
 	paired fp10k xdpf_all "fastpath at 10,000 rules vs xdp-filter -f all"
 	pairdiff bare entry_sink "the entry and a tail call into a dropping stage, over bare XDP_DROP"
+	pairdiff fp10k fp10k_plain "the plain entry and a tail call to the filter's slot, over the fused entry"
 	pairdiff fp10k fp10k_stage "a no-op stage behind the filter, flood dropped by the filter"
 	pairdiff entry_sink fp10k_sink "the filter at 10,000 rules, on a packet it passes"
 	pairdiff fp10k_sink fp10k_stage_sink "one tail call into a no-op stage, packets the filter passes"
