@@ -443,7 +443,7 @@ int main(int argc, char **argv)
 		{ "pipeline", no_argument, NULL, 'p' },
 		{ 0 },
 	};
-	struct row rows[MAX_ROWS];
+	struct row rows[MAX_ROWS] = { 0 };
 	struct fp_filter *fps[N_SIZES] = { 0 };
 	struct bpf_object *o_all = NULL, *o_udp = NULL;
 	bool have_all, have_udp;
