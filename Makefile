@@ -119,7 +119,7 @@ fuzz: $(FUZZ_BINS)
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-120} bash tests/fuzz/run.sh
 
 # ---- bench, demo, install ------------------------------------------------
-$(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h) $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS)
+$(BUILD)/bench/%: bench/%.c $(wildcard bench/*.h) $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(SKELS) $(TSTAGE_SKELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests -o $@ $< $(TCOMMON_OBJS) $(BUILD)/libfastpath.a $(LDLIBS)
 

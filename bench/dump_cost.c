@@ -101,12 +101,12 @@ int main(int argc, char **argv)
 		struct fp_dump_opts o = { 0 };
 		struct fp_dump *dm;
 
-		off[r] = cost(fp_filter__entry_fd(f), &p, repeat);
+		off[r] = cost(fp_pipeline__attached_fd(fp_filter__pipeline(f)), &p, repeat);
 		if (fp_dump__start(fp_filter__pipeline(f), f, &o, discard, &got, &dm, err, sizeof(err))) {
 			fprintf(stderr, "dump_cost: %s\n", err);
 			return 1;
 		}
-		on[r] = cost(fp_filter__entry_fd(f), &p, repeat);
+		on[r] = cost(fp_pipeline__attached_fd(fp_filter__pipeline(f)), &p, repeat);
 		fp_dump__drain(dm);
 		fp_dump__stop(dm);
 	}

@@ -19,6 +19,20 @@
 # (`qname *.victim.example`) and the others by port (udp dport 53: they
 # cannot match names).
 #
+# The pipeline's own targets (bench/run.sh; build/bench/mark_stage plugs the
+# tests' mark stage into the pinned pipeline): fp10k_stage (fp10k and a
+# no-op stage in slot 5: the flood is dropped by the filter and never
+# reaches it), entry_sink (`pipeline load`, no filter, and a sink in slot 6:
+# a mark stage that drops, so the stack's cost stays out of the figures),
+# fp10k_sink (fp10k, the sink in slot 6), fp10k_stage_sink (fp10k, the
+# no-op stage in 5, the sink in 6). The *_sink targets get UDP to port
+# $PASS_PORT (9), which the 10,000 rules pass on down the chain: the pair
+# fp10k_sink / fp10k_stage_sink differs by one tail call into a stage.
+# fp10k_plain: fp10k with the plain entry attached in place of the fused
+# one (build/bench/plain_entry): the filter behind a tail call, what fusing
+# saves. old10k: fp10k with the binary FP_OLD (another build, its own bpffs): the
+# regression check of bench/pipeline_regress.sh.
+#
 # Method (DESIGN.md, "Facts of this machine"): the generator (`fastpath gen`,
 # unpaced: a DDoS flood offers more than the target takes) is pinned on
 # CPU0, the receiver veth's threaded NAPI kthread on CPU1 at SCHED_FIFO 50
@@ -57,9 +71,12 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
 ATTACH=$REPO/build/bench/xdp_drop_attach
 COST=$REPO/build/bench/filter_cost
+STAGE=$REPO/build/bench/mark_stage
+PLAIN=$REPO/build/bench/plain_entry
+FP_OLD=${FP_OLD:-}
 ROUNDS=4 WINDOW=5 OUT= GEN_CPU=0 FLOOD=one
 TARGETS="bare fp10 fp10k xdpf_all xdpf_udp nft ipt"
-PORT=11211
+PORT=11211 PASS_PORT=9
 while getopts "r:w:t:o:sf:" c; do
 	case $c in
 	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
@@ -77,7 +94,9 @@ esac
 (( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 )) ||
 	{ echo "filter_rate: ROUNDS 1..20, WINDOW 1..60" >&2; exit 2; }
 . "$REPO/bench/veth_lab.sh"
-veth_lab_require filter_rate fr nft iptables xdp-filter "$FP" "$ATTACH" "$COST"
+veth_lab_require filter_rate fr nft iptables xdp-filter "$FP" "$ATTACH" "$COST" "$STAGE" "$PLAIN"
+[[ " $TARGETS " != *" old10k "* || -x $FP_OLD ]] ||
+	{ echo "filter_rate: target old10k needs FP_OLD=<another build's fastpath>" >&2; exit 2; }
 TMP=$(mktemp -d /tmp/fp-bench-rate.XXXXXX)
 GEN_PID= STATS_OLD=
 log() { printf '[%s filter_rate] %s\n' "$(date +%T)" "$*" >&2; }
@@ -87,7 +106,7 @@ cleanup() {
 	[[ -n $GEN_PID ]] && kill "$GEN_PID" 2>/dev/null && wait "$GEN_PID" 2>/dev/null
 	ip netns del "$NSG" 2>/dev/null
 	ip netns del "$NSR" 2>/dev/null
-	for m in "$TMP/bpffs" "$TMP/xbpffs"; do
+	for m in "$TMP/bpffs" "$TMP/xbpffs" "$TMP/obpffs"; do
 		mountpoint -q "$m" && umount "$m"
 	done
 	[[ -n $STATS_OLD ]] && sysctl -qw kernel.bpf_stats_enabled="$STATS_OLD"
@@ -97,12 +116,14 @@ trap cleanup EXIT
 trap 'log interrupted; exit 130' INT TERM
 
 # Private copies: a rebuild of build/ during the run must not break it.
-cp "$FP" "$TMP/fastpath" && cp "$ATTACH" "$TMP/xdp_drop_attach" || exit 1
-FP=$TMP/fastpath ATTACH=$TMP/xdp_drop_attach
+cp "$FP" "$TMP/fastpath" && cp "$ATTACH" "$TMP/xdp_drop_attach" && cp "$STAGE" "$TMP/mark_stage" &&
+	cp "$PLAIN" "$TMP/plain_entry" || exit 1
+FP=$TMP/fastpath ATTACH=$TMP/xdp_drop_attach STAGE=$TMP/mark_stage PLAIN=$TMP/plain_entry
+if [[ -n $FP_OLD ]]; then cp "$FP_OLD" "$TMP/fastpath_old" || exit 1; FP_OLD=$TMP/fastpath_old; fi
 STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=0
-mkdir -p "$TMP/bpffs" "$TMP/xbpffs"
-mount -t bpf bpf "$TMP/bpffs" && mount -t bpf bpf "$TMP/xbpffs" || exit 1
+mkdir -p "$TMP/bpffs" "$TMP/xbpffs" "$TMP/obpffs"
+mount -t bpf bpf "$TMP/bpffs" && mount -t bpf bpf "$TMP/xbpffs" && mount -t bpf bpf "$TMP/obpffs" || exit 1
 "$COST" --write-rules "$TMP/rules" || exit 1
 
 veth_lab_up || exit 1
@@ -125,11 +146,21 @@ rule_drops() {
 	esac
 }
 
+# stage SLOT pass|drop: the tests' mark stage into the pinned pipeline.
+stage() { in_r "$STAGE" --bpffs "$TMP/bpffs" "$IFR" "$@"; }
+fpk() { in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/rules/10000.rules" >/dev/null; }
+
 setup() {
 	case $1 in
 	bare) in_r "$ATTACH" "$IFR" ;;
 	fp10) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/rules/10.rules" >/dev/null ;;
-	fp10k) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/rules/10000.rules" >/dev/null ;;
+	fp10k) fpk ;;
+	fp10k_stage) fpk && stage 5 pass ;;
+	fp10k_plain) fpk && in_r "$PLAIN" "$TMP/bpffs" "$IFR" ;;
+	entry_sink) in_r "$FP" --bpffs "$TMP/bpffs" pipeline load "$IFR" >/dev/null && stage 6 drop ;;
+	fp10k_sink) fpk && stage 6 drop ;;
+	fp10k_stage_sink) fpk && stage 5 pass && stage 6 drop ;;
+	old10k) in_r "$FP_OLD" --bpffs "$TMP/obpffs" filter load "$IFR" "$TMP/rules/10000.rules" >/dev/null ;;
 	xdpf_all) xf "xdp-filter load -f all $IFR && xdp-filter port -p udp -m dst $PORT" >/dev/null ;;
 	xdpf_udp) xf "xdp-filter load -f udp $IFR && xdp-filter port -p udp -m dst $PORT" >/dev/null ;;
 	nft) in_r nft -f - <<-EOF
@@ -148,6 +179,9 @@ setup() {
 teardown() {
 	case $1 in
 	fp10|fp10k) in_r "$FP" --bpffs "$TMP/bpffs" filter unload "$IFR" >/dev/null 2>&1 ;;
+	fp10k_*|entry_*) in_r "$FP" --bpffs "$TMP/bpffs" pipeline unload "$IFR" >/dev/null 2>&1
+		rm -rf "${TMP:?}/bpffs/$IFR" ;;
+	old10k) in_r "$FP_OLD" --bpffs "$TMP/obpffs" filter unload "$IFR" >/dev/null 2>&1 ;;
 	xdpf_*) xf "xdp-filter unload $IFR" >/dev/null 2>&1 ;;
 	nft) in_r nft delete table netdev fprate ;;
 	ipt) in_r iptables -t raw -D PREROUTING -p udp --dport "$PORT" -j DROP ;;
@@ -156,8 +190,32 @@ teardown() {
 	ip -n "$NSR" link set "$IFR" xdpgeneric off 2>/dev/null
 }
 
-gen() { ip netns exec "$NSG" "$FP" -j gen "$IFG" --dst-mac "$MAC" --cpu "$GEN_CPU" "${GEN_FLOOD[@]}" "$@"; }
+# gen TARGET ...: the flood for TARGET (the *_sink targets: a port the
+# rules pass, one flow).
+gen() {
+	if [[ $1 == *_sink ]]; then
+		shift
+		ip netns exec "$NSG" "$FP" -j gen "$IFG" --dst-mac "$MAC" --cpu "$GEN_CPU" --udp "$PASS_PORT" "$@"
+		return
+	fi
+	shift
+	ip netns exec "$NSG" "$FP" -j gen "$IFG" --dst-mac "$MAC" --cpu "$GEN_CPU" "${GEN_FLOOD[@]}" "$@"
+}
 now() { date +%s%N; }
+
+# stage_check TARGET HANDLED: logs what the mark stages of TARGET saw (the
+# no-op stage and the sink must see every packet the filter passes; behind
+# a dropping filter the no-op stage sees none).
+stage_check() {
+	local slot n
+	for slot in 5 6; do
+		case $1:$slot in
+		fp10k_stage:5|fp10k_stage_sink:5|*_sink:6)
+			n=$(stage --count "$slot" pass 2>/dev/null)
+			log "$1: the mark stage in slot $slot saw ${n:-?} of $2 packets handled" ;;
+		esac
+	done
+}
 
 # measure TARGET ROUND: appends "TARGET ROUND rate" per second to $TMP/seconds
 # and one summary line to $TMP/rounds.
@@ -165,7 +223,7 @@ measure() {
 	local t=$1 round=$2 d0 r0 x0 i0 k0 ts te last cur rates=() sent med
 	local handled dropped hit ipin cpu_ns
 	d0=$(rx rx_dropped); r0=$(rule_drops "$t"); i0=$(ip_in); x0=$(rx rx_packets); k0=$(napi_ns)
-	gen --duration $(( WINDOW + 1 )) >"$TMP/gen.json" &
+	gen "$t" --duration $(( WINDOW + 1 )) >"$TMP/gen.json" &
 	GEN_PID=$!
 	sleep 0.5
 	last=$(rx rx_packets); ts=$(now)
@@ -179,6 +237,7 @@ measure() {
 	handled=$(( $(rx rx_packets) - x0 )); dropped=$(( $(rx rx_dropped) - d0 ))
 	cpu_ns=$(( $(napi_ns) - k0 ))
 	hit=$(( $(rule_drops "$t") - r0 )); ipin=$(( $(ip_in) - i0 ))
+	stage_check "$t" "$handled"
 	sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' "$TMP/gen.json")
 	[[ -n $sent ]] || { log "$t: generator failed: $(cat "$TMP/gen.json")"; return 1; }
 	med=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
@@ -234,6 +293,30 @@ paired() {
 	}' "$TMP/rounds"
 }
 
+# pairdiff A B LABEL: B's receiver ns/packet minus A's, round by round,
+# each round's pair listed, then the median and range of the differences.
+pairdiff() {
+	awk -v a="$1" -v b="$2" -v label="$3" '
+	function med(v, n,    i, j, x) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+			if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$1 == a && $6 { ans[$2] = $10 / $6 }
+	$1 == b && $6 { bns[$2] = $10 / $6 }
+	END {
+		for (r = 1; r <= 99; r++) if ((r in ans) && (r in bns)) {
+			n++; d[n] = bns[r] - ans[r]
+			line = line sprintf("%s r%d %.1f - %.1f = %+.1f", n > 1 ? ";" : "", r, bns[r], ans[r], d[n])
+			if (n == 1 || d[n] < dmin) dmin = d[n]; if (n == 1 || d[n] > dmax) dmax = d[n]
+		}
+		if (!n) exit
+		printf "\nPaired by round, %s: receiver ns/packet **%+.1f** (median of %d rounds; " \
+		       "rounds %+.1f to %+.1f; each round %s minus %s:%s).\n",
+		       label, med(d, n), n, dmin, dmax, b, a, line
+	}' "$TMP/rounds"
+}
+
 # Summary: median of all seconds, spread of round medians, dropped share.
 {
 	echo "| target | Mpps (median of seconds) | round medians (min-max) | vs bare | receiver ns/packet (median of rounds) | capacity Mpps (1e3 / ns) | dropped by the target | reached IP layer |"
@@ -255,6 +338,12 @@ paired() {
 				name["xdpf_all"] = "xdp-filter -f all, 1 port rule";
 				name["xdpf_udp"] = "xdp-filter -f udp, 1 port rule";
 				name["nft"] = "nftables netdev ingress drop"; name["ipt"] = "iptables raw PREROUTING drop";
+				name["fp10k_stage"] = "fastpath, 10,000 rules + no-op stage (slot 5)";
+				name["entry_sink"] = "entry + sink stage (slot 6), UDP port 9";
+				name["fp10k_sink"] = "fastpath, 10,000 rules + sink (slot 6), UDP port 9";
+				name["fp10k_stage_sink"] = "fastpath, 10,000 rules + no-op stage (5) + sink (6), UDP port 9";
+				name["fp10k_plain"] = "fastpath, 10,000 rules, plain entry + tail call to the filter";
+				name["old10k"] = "fastpath before the pipeline (FP_OLD), 10,000 rules";
 				printf "| %s | %.2f | %.2f-%.2f | %s | %.0f | %.2f | %.1f%% | %.1f%% |\n", name[t],
 				       med / 1e6, min / 1e6, max / 1e6,
 				       (bare > 0 ? sprintf("%.2fx", med / bare) : "-"), cns,
@@ -266,6 +355,12 @@ paired() {
 	     "(each round starts one target further on); flood: $FLOOD (\`gen ${GEN_FLOOD[*]}\`)."
 	paired fp10k nft "fastpath at 10,000 rules vs nftables"
 	paired fp10k xdpf_all "fastpath at 10,000 rules vs xdp-filter -f all"
+	pairdiff bare entry_sink "the entry and a tail call into a dropping stage, over bare XDP_DROP"
+	pairdiff fp10k fp10k_plain "the plain entry and a tail call to the filter's slot, over the fused entry"
+	pairdiff fp10k fp10k_stage "a no-op stage behind the filter, flood dropped by the filter"
+	pairdiff entry_sink fp10k_sink "the filter at 10,000 rules, on a packet it passes"
+	pairdiff fp10k_sink fp10k_stage_sink "one tail call into a no-op stage, packets the filter passes"
+	pairdiff old10k fp10k "fastpath at 10,000 rules, this build minus FP_OLD"
 } >"$TMP/summary.md"
 cat "$TMP/summary.md"
 [[ -n $OUT ]] && cp "$TMP/summary.md" "$OUT"

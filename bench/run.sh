@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# `make bench`: runs the filter benchmarks side by side with their anchors
-# and writes the figures, with the commands that made them, into
-# docs/benchmarks.md (between the filter-bench markers; the rest of the file
-# is kept). Never part of `make test`.
+# `make bench`: runs the filter, pipeline and dump benchmarks side by side
+# with their anchors and writes the figures, with the commands that made
+# them, into docs/benchmarks.md (between each section's markers; the rest of
+# the file is kept). Never part of `make test`.
 #
 #   bench/run.sh [--quick]       --quick: 1 round of 2 s, repeat 100,000 (a smoke run)
 #
 # Environment: ROUNDS (6), WINDOW (5 s), SHARED_ROUNDS (4, of filter_rate.sh -s),
 # REPEAT (1000000), FLOOD_ROUNDS (5, of flood_cost), DOC (docs/benchmarks.md),
-# ONLY (filter or dump: that part alone).
+# ONLY (filter, pipeline or dump: that section alone), FP_OLD (another
+# build's fastpath: the pipeline section then also runs
+# bench/pipeline_regress.sh against it).
 # Every lab runs the single-flow flood and the floods of many flows
 # (filter_rate.sh -f flows / -f dns, flood_cost): issue 21.
 set -uo pipefail
@@ -21,7 +23,7 @@ if [[ ${1:-} == --quick ]]; then
 	ROUNDS=1 WINDOW=2 REPEAT=100000 SHARED_ROUNDS=1 FLOOD_ROUNDS=1
 fi
 [[ $(id -u) == 0 ]] || { echo "bench: needs root (BPF, namespaces)" >&2; exit 77; }
-for b in build/fastpath build/bench/filter_cost build/bench/flood_cost build/bench/xdp_drop_attach; do
+for b in build/fastpath build/bench/filter_cost build/bench/flood_cost build/bench/xdp_drop_attach build/bench/mark_stage build/bench/plain_entry; do
 	[[ -x $b ]] || { echo "bench: $b missing; run 'make bench'" >&2; exit 2; }
 done
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
@@ -125,7 +127,11 @@ splice() {
 	cp "$TMP/doc.md" "$DOC"
 }
 
-if [[ ${ONLY:-} != dump ]]; then   # ONLY=dump: the dump bench alone
+# want SECTION: whether this run does SECTION (ONLY unset: all of them).
+want() { [[ -z ${ONLY:-} || $ONLY == "$1" ]]; }
+case ${ONLY:-} in ''|filter|pipeline|dump) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline or dump" >&2; exit 2 ;; esac
+
+if want filter; then
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p bench/rulesets
 build/bench/filter_cost --write-rules bench/rulesets || exit 1
@@ -259,12 +265,79 @@ splice filter-bench "$TMP/section.md"
 log "wrote $DOC"
 fi
 
-[[ ${ONLY:-} == filter ]] && exit 0  # ONLY=filter: the filter bench alone
+# ---- pipeline bench (issue 16): the pipeline's own cost, by
+# BPF_PROG_TEST_RUN (`filter_cost --pipeline`) and in the shared-CPU lab
+# (filter_rate.sh -s with the pipeline targets), between the
+# pipeline-bench markers of $DOC.
+if want pipeline; then
+P_ROUNDS=9
+[[ ${1:-} == --quick ]] && P_ROUNDS=3
+P_TARGETS="bare entry_sink fp10k fp10k_plain fp10k_stage fp10k_sink fp10k_stage_sink"
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "pipeline cost (BPF_PROG_TEST_RUN, repeat $REPEAT, $P_ROUNDS rounds)"
+build/bench/filter_cost --pipeline --repeat "$REPEAT" --rounds "$P_ROUNDS" >"$TMP/pcost.md" || exit 1
+cat "$TMP/pcost.md"
+log "pipeline in the lab (shared CPU, $SHARED_ROUNDS rounds of 3 s)"
+bash bench/filter_rate.sh -s -r "$SHARED_ROUNDS" -w 3 -t "$P_TARGETS" -o "$TMP/prate.md" >/dev/null || exit 1
+cat "$TMP/prate.md"
+if [[ -n ${FP_OLD:-} ]]; then
+	log "pipeline_regress (FP_OLD=$FP_OLD, $SHARED_ROUNDS x 2 rounds of 3 s)"
+	bash bench/pipeline_regress.sh -r $(( SHARED_ROUNDS * 2 )) -w 3 -o "$TMP/pregress.md" >/dev/null
+	cat "$TMP/pregress.md"
+fi
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- pipeline-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
+	echo "## Pipeline (issue 16)"
+	echo
+	made_by
+	echo
+	echo "### Cost per packet (BPF_PROG_TEST_RUN)"
+	echo
+	echo "Command: \`build/bench/filter_cost --pipeline --repeat $REPEAT --rounds $P_ROUNDS\`. One process:"
+	echo "a bare XDP_DROP program; the plain entry \`fp_entry\` of a pipeline with no stage (the parse and"
+	echo "a walk of the empty slots; it passes); the filter at 10,000 rules (\`fp_filter__open_test\`, as in"
+	echo "the filter section) run by its fused entry \`fp_entry_filter\` (what is attached) and by the plain"
+	echo "entry, which tail-calls the filter's slot; and both again with the tests' mark stage"
+	echo "(\`tests/stage/mark.bpf.c\`, action pass: it marks and counts the packet) in slot 5, filled only"
+	echo "while those rows run. Dropped packets end at the filter and never reach the stage; the TCP"
+	echo "and DNS legit packets pass through it. The bench fails if the stage saw no packet."
+	echo
+	cat "$TMP/pcost.md"
+	echo
+	echo "### Receive cost per packet on veth, shared CPU"
+	echo
+	echo "Command: \`bench/filter_rate.sh -s -r $SHARED_ROUNDS -w 3 -t \"$P_TARGETS\"\`, the lab of the"
+	echo "filter section's shared-CPU table. The mark stage is plugged into the pinned pipeline by"
+	echo "\`build/bench/mark_stage\` (pass: the no-op stage in slot 5; drop: a sink in slot 6). A pipeline"
+	echo "that passes a packet hands it to the network stack, whose cost would swamp the figures: the"
+	echo "targets whose packets the filter passes end in the sink instead, and get UDP to port 9, which"
+	echo "the 10,000 rules pass (the flood to 11211 is dropped by the filter, so fp10k_stage measures a"
+	echo "later stage's cost to the filter's drops: none is expected). Each round logs the packets each"
+	echo "mark stage saw (all of them handled, for the sink and a no-op stage the filter passes to)."
+	echo "fp10k_plain attaches the pipeline's plain entry in place of the filter's fused one"
+	echo "(\`build/bench/plain_entry\`): the filter then runs from its slot, behind a tail call."
+	echo
+	cat "$TMP/prate.md"
+	if [[ -f $TMP/pregress.md ]]; then
+		echo
+		echo "### Before and after the pipeline change (issue 16's 2 ns goal)"
+		echo
+		echo "Command: \`FP_OLD=$FP_OLD bench/pipeline_regress.sh -r $(( SHARED_ROUNDS * 2 )) -w 3\`."
+		echo
+		cat "$TMP/pregress.md"
+	fi
+	echo "<!-- pipeline-bench:end -->"
+} >"$TMP/psection.md"
+splice pipeline-bench "$TMP/psection.md"
+log "wrote $DOC (pipeline section)"
+fi
 
 # ---- dump bench (issue 5): `build/bench/dump_cost` and `bench/dump_rate.sh`,
 # written between the dump-bench markers of $DOC (the rest is kept).
 # Environment: DUMP_ROUNDS (9, rounds of dump_cost); FASTPATH (the binary
 # dump_rate.sh measures, build/fastpath). ONLY=dump runs this part alone.
+if want dump; then
 [[ -x build/bench/dump_cost ]] || { echo "bench: build/bench/dump_cost missing; run 'make bench'" >&2; exit 2; }
 DUMP_ROUNDS=${DUMP_ROUNDS:-9}
 [[ ${1:-} == --quick ]] && DUMP_ROUNDS=3
@@ -310,3 +383,4 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/dsection.md"
 splice dump-bench "$TMP/dsection.md"
 log "wrote $DOC (dump section)"
+fi
