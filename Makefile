@@ -108,9 +108,19 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDRS) | $(DEPS_STAMP) $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $$(sed -n '1s#^// fuzz-sources:##p' $<) $(LDLIBS)
 
+# The CLI with the tests' mark stage in its stage table (tests/stage/
+# mark_stage.c adds it from a constructor): what the e2e tests of a
+# pipeline with a third stage run. The product binary never has it.
+$(BUILD)/tests/stage/%.o: tests/stage/%.c $(HDRS) $(SKELS) $(TSTAGE_SKELS) $(wildcard tests/stage/*.h) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -c $< -o $@
+
+$(BUILD)/tests/fastpath-test: $(CLI_OBJS) $(BUILD)/tests/stage/mark_stage.o $(BUILD)/libfastpath.a
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/tests/stage/mark_stage.o $(BUILD)/libfastpath.a $(LDLIBS)
+
 .SECONDARY: $(TCOMMON_OBJS) $(BPF_OBJS) $(SKELS) $(TSTAGE_OBJS) $(TSTAGE_SKELS)
 
-tests-build: $(BUILD)/fastpath $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
+tests-build: $(BUILD)/fastpath $(BUILD)/tests/fastpath-test $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
 
 test: tests-build $(BUILD)/.deps-test
 	@bash tests/run.sh

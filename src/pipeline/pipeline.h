@@ -65,7 +65,8 @@ struct fp_stage_ops {
 	const char *prog_pin;  /* pin of the slot's program */
 	const char *tap_pin;   /* pin of the tap's program (tap stages) */
 	const char *fused_pin; /* pin of its fused entry (parse + stage; NULL: none) */
-	const char *load_cmd;  /* how a user loads it ("fastpath filter load %s") */
+	const char *load_cmd;  /* how a user loads it, a format whose one %s is
+				* the interface ("fastpath filter load %s") */
 	bool pipeline_loads;   /* loaded with every pipeline (the dump) */
 	/* Loads the stage on pl with its defaults (pipeline_loads stages and
 	 * tests); NULL: only its own CLI loads it. */

@@ -310,10 +310,13 @@ int fp_pipeline__set_enabled(struct fp_pipeline *pl, const struct fp_stage_ops *
 	if (!pl->test && (ret = fp_pipeline__lock(pl, err, errlen)))
 		return ret;
 	if (!fp_pipeline__has_stage(pl, s)) {
-		snprintf(err, errlen, "the %s stage is not loaded on %s%s%s", s->name, pl->ifname,
-			 s->load_cmd ? "; load it with `" : "", s->load_cmd ? s->load_cmd : "");
-		if (s->load_cmd)
-			snprintf(err + strlen(err), errlen - strlen(err), "`");
+		char cmd[128];
+
+		/* load_cmd names the interface with %s */
+		snprintf(cmd, sizeof(cmd), s->load_cmd ? s->load_cmd : "fastpath pipeline load %s",
+			 pl->ifname);
+		snprintf(err, errlen, "the %s stage is not loaded on %s; load it with `%s`", s->name,
+			 pl->ifname, cmd);
 		ret = -ENOENT;
 		goto out;
 	}

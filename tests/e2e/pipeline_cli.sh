@@ -128,8 +128,8 @@ expect 2 -j pipeline enable "$va" nosuchstage && check "unknown stage, -j: a JSO
 
 # ---- enable / disable round trip ------------------------------------------------
 expect 1 pipeline enable "$va" filter &&
-	check "enabling a stage that is not loaded says so and how to load it" \
-		bash -c "grep -q 'not loaded' $err && grep -q 'filter load' $err"
+	check "enabling a stage that is not loaded says so and the command that loads it here" \
+		bash -c "grep -q 'not loaded' $err && grep -q '\`fastpath filter load $va\`' $err"
 echo 'drop udp dport 9000 id flood' >"$T/rules"
 expect 0 filter load "$va" "$T/rules"
 check "filter load plugs into the pipeline" test "$(slot filter loaded)" = True

@@ -23,6 +23,14 @@ struct {
 	__type(value, struct mark_counts);
 } mark_cnt SEC(".maps");
 
+/* struct mark_meta, written by the user half after load */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mark_meta);
+} mark_meta SEC(".maps");
+
 SEC("xdp")
 int fp_mark(struct xdp_md *ctx)
 {

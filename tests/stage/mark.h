@@ -18,6 +18,20 @@
 #define MARK_FACT_SLOT(f) ((f) & 0xff)
 #define MARK_FACT_ORDER(f) (((f) >> 8) & 0xff)
 
+/*
+ * The stage's own ABI: the layout of what it pins (mark_meta, mark_cnt).
+ * A change here bumps MARK_ABI and reloads the mark stage only, never the
+ * pipeline or another stage. mark_meta's first word is the ABI, as in
+ * every stage's meta map (`pipeline show` reads it without knowing the
+ * rest).
+ */
+#define MARK_ABI 1
+#define MARK_SLOT 5 /* where the test CLI plugs it in (a free slot) */
+struct mark_meta {
+	__u32 abi_version;
+	__u32 slot;
+};
+
 /* The reason it offers the dump with its decision. */
 #define MARK_REASON(slot) (0x6d61726bu + (slot)) /* "mark" + slot */
 
