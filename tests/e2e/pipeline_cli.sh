@@ -162,6 +162,27 @@ check "the dump disabled" test "$(slot dump enabled)" = False
 expect 0 pipeline enable "$va" dump
 check "the dump enabled again" test "$(slot dump enabled)" = True
 
+# a running `dump --match` keeps sampling across a disable and an enable of
+# the dump (its marker in slot 0 stays; the empty tap alone stops samples)
+# (show's dump row names the tap's program while slot 0 is empty)
+tap=$(slot dump prog_id)
+e2e_bg ip netns exec "$a" "$FASTPATH" dump "$va" -w "$T/m.pcapng" --match 'udp dport 9001' \
+	--duration 30 2>"$T/dm.err"
+dm=$E2E_BG_PID
+e2e_wait_for '[[ $(slot dump prog_id) != "$tap" ]]' 5 || e2e_fail "dump --match did not start"
+expect 0 pipeline disable "$va" dump
+expect 0 pipeline enable "$va" dump
+marker=$(slot dump prog_id)
+check "dump --match: its marker is still in slot 0 after disable + enable ($marker, tap $tap)" \
+	bash -c "[[ $marker =~ ^[0-9]+\$ && $marker != $tap ]]"
+gen --udp 9001 --count 100 --pps 20000 || e2e_fail "gen"
+sleep 0.5
+kill -INT "$dm"
+e2e_wait_for "! kill -0 $dm 2>/dev/null" 10 || e2e_fail "dump did not stop"
+check "dump --match after disable + enable sampled the 100 matching packets ($(tail -n1 "$T/dm.err"))" \
+	bash -c "tail -n1 $T/dm.err | grep -q '^100 sampled'"
+check "the dump's marker is gone with it" test "$(slot dump prog_id)" = "$tap"
+
 # ---- the filter's fused entry, and its removal from a pipeline loaded first ----
 expect 0 -j pipeline show "$va" && cp "$out" "$T/show"
 check "with the filter loaded, its fused entry is attached" \
