@@ -11,6 +11,7 @@
 #include <linux/bpf.h>
 
 #include "cli/filter_cli.h"
+#include "pipeline/pipeline.h"
 #include "util/htab.h"
 
 static void rule_id(const char *text, char *id, size_t len)
@@ -160,16 +161,101 @@ static const struct fp_rule_cnt **rules_then(const struct fp_filter_view *v,
 	return then;
 }
 
-static void emit_stats(const char *ifname, const struct fp_filter_view *v,
-		       const struct fp_filter_view *prev, double dt)
-{
-	const struct fp_rule_cnt **then = rules_then(v, prev);
-	bool same_dflt = prev && prev->has_rules && prev->default_verdict == v->default_verdict;
+static const char *const verdict_keys[5] = {
+	[XDP_ABORTED] = "aborted", [XDP_DROP] = "drop", [XDP_PASS] = "pass",
+	[XDP_TX] = "tx", [XDP_REDIRECT] = "redirect",
+};
 
+/*
+ * One reading of the pipeline's stage table: opened afresh each time, so a
+ * --watch follows a reload of the pipeline or of any stage.
+ */
+struct stages_reading {
+	struct fp_pipeline_info in;
+};
+
+/* 0, -ENOENT (no pipeline; err says how to load one) or another -errno. */
+static int read_stages(const struct cli *cli, const char *ifname, struct stages_reading *r,
+		       char *err, size_t errlen)
+{
+	struct fp_pipeline *pl;
+	int ret = fp_pipeline__open(ifname, cli->bpffs, &pl, err, errlen);
+
+	if (ret)
+		return ret;
+	memset(r, 0, sizeof(*r));
+	ret = fp_pipeline__info(pl, &r->in);
+	if (ret)
+		snprintf(err, errlen, "cannot read the pipeline pinned for %s: %s", ifname,
+			 strerror(-ret));
+	fp_pipeline__close(pl);
+	return ret;
+}
+
+/* Every loaded stage in slot order: enabled, packets in and out by verdict
+ * ("-" when the stage counts nothing), the rate in (against the reading
+ * before, of the same load of the pipeline and of the stage). */
+static void emit_stages(const struct stages_reading *cur, const struct stages_reading *prev,
+			double dt)
+{
+	bool same_pl = prev && prev->in.meta.loaded_ns == cur->in.meta.loaded_ns;
+
+	out_list_begin("stages");
+	for (unsigned s = 0; s < FP_STAGE_CHAIN; s++) {
+		const struct fp_slot_info *si = &cur->in.slot[s];
+		const struct fp_slot_info *then = same_pl ? &prev->in.slot[s] : NULL;
+
+		if (!si->stage || !si->loaded)
+			continue;
+		out_row_begin();
+		out_str("stage", si->stage->name);
+		out_u64("slot", s);
+		out_bool("enabled", si->enabled);
+		if (si->counts.have)
+			out_u64("in", si->counts.in);
+		else
+			out_null("in");
+		for (int v = 0; v < 5; v++) {
+			if (si->counts.have)
+				out_u64(verdict_keys[v], si->counts.out[v]);
+			else
+				out_null(verdict_keys[v]);
+		}
+		/* a stage reloaded since (counters from 0) has no rate yet */
+		if (then && then->loaded && then->counts.have && si->counts.have &&
+		    si->counts.in >= then->counts.in && dt > 0)
+			out_double("pps", (si->counts.in - then->counts.in) / dt);
+		else
+			out_null("pps");
+		out_row_end();
+	}
+	out_list_end();
+}
+
+/*
+ * The report: with st (`fastpath stats`), the stage block first and
+ * filter_loaded; then, when v is there, the filter's keys and rule table.
+ */
+static void emit_stats(const char *ifname, const struct fp_filter_view *v,
+		       const struct fp_filter_view *prev, double dt,
+		       const struct stages_reading *st, const struct stages_reading *st_prev)
+{
+	const struct fp_rule_cnt **then;
+	bool same_dflt;
 	char share[sizeof(v->meta.share)];
 
 	out_obj_begin();
 	out_str("iface", ifname);
+	if (st) {
+		out_bool("filter_loaded", v != NULL);
+		emit_stages(st, st_prev, dt);
+	}
+	if (!v) {
+		out_obj_end();
+		return;
+	}
+	then = rules_then(v, prev);
+	same_dflt = prev && prev->has_rules && prev->default_verdict == v->default_verdict;
 	/* a share's: the rule rows are every member's, the stage rows this one's */
 	snprintf(share, sizeof(share), "%.*s", (int)sizeof(share) - 1, v->meta.share);
 	out_str("share", share[0] ? share : NULL);
@@ -242,7 +328,31 @@ static int follow_load(const struct cli *cli, const char *ifname, struct fp_filt
 	return 0;
 }
 
-int filter_do_stats(struct cli *cli, int argc, char **argv)
+/*
+ * The notice of a --watch of `fastpath stats` when the pipeline or the
+ * filter on it came or went between two readings ("": neither).
+ */
+static void stages_notice(const char *ifname, bool had_pl, bool has_pl, bool had_f,
+			  const struct fp_filter *f, const char *fnote, char *notice, size_t len)
+{
+	notice[0] = 0;
+	if (had_pl && !has_pl)
+		snprintf(notice, len, "%s: fastpath was unloaded; waiting for a load "
+			 "(Ctrl-C to stop)", ifname);
+	else if (!had_pl && has_pl)
+		snprintf(notice, len, "%s: fastpath was loaded again; showing the new load "
+			 "(counters and generations start over)", ifname);
+	else if (had_f && !f)
+		snprintf(notice, len, "%s: the filter was unloaded; showing the other stages",
+			 ifname);
+	else if (f && (!had_f || fnote[0]))
+		snprintf(notice, len, "%s: the filter was loaded; showing its rules (its "
+			 "counters and generations start over)", ifname);
+}
+
+/* all: `fastpath stats`, every stage of the pipeline and the filter's
+ * rules when it is loaded; else `filter stats`, the filter only. */
+static int do_stats(struct cli *cli, int argc, char **argv, bool all)
 {
 	static const struct option opts[] = {
 		{ "watch", optional_argument, NULL, 'w' },
@@ -250,9 +360,13 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_filter_view prev = { 0 }, cur;
+	struct stages_reading st_prev, st_cur;
 	double period = 0, interval_ms = 1000, t_prev = 0;
 	bool watch = false, tty = isatty(1) && !out_is_json(), have_prev = false;
-	struct fp_filter *f;
+	bool have_st_prev = false, has_pl = true;
+	struct fp_filter *f = NULL;
+	const char *ifname;
+	char err[512];
 	int c, ret;
 
 	optind = 0; /* 0: GNU getopt re-initializes fully (main.c used it already) */
@@ -282,18 +396,29 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(cli, "expected IFACE");
-	ret = filter_open(cli, argv[optind], &f);
-	if (ret)
-		return ret;
+	ifname = argv[optind];
+	if (all) {
+		/* the pipeline must be there; the filter may not be */
+		ret = read_stages(cli, ifname, &st_prev, err, sizeof(err));
+		if (ret)
+			return cli_fail(cli, "%s", err);
+		ret = fp_filter__open(ifname, cli->bpffs, &f, err, sizeof(err));
+		if (ret && ret != -ENOENT)
+			return cli_fail(cli, "%s", err);
+	} else {
+		ret = filter_open(cli, ifname, &f);
+		if (ret)
+			return ret;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!watch && interval_ms > 0) {
 		/* two readings give current rates */
-		if (fp_filter__view(f, &prev) == 0) {
+		have_st_prev = all;
+		if (f && fp_filter__view(f, &prev) == 0)
 			have_prev = true;
-			t_prev = now_s();
-			usleep(interval_ms * 1000);
-		}
+		t_prev = now_s();
+		usleep(interval_ms * 1000);
 	} else {
 		t_prev = now_s();
 	}
@@ -302,36 +427,61 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	do {
 		double t = now_s();
 		char notice[256] = "";
+		bool had_pl = has_pl, had_f = f != NULL, shown;
 
+		if (all) {
+			ret = read_stages(cli, ifname, &st_cur, err, sizeof(err));
+			if (ret && (ret != -ENOENT || !watch)) {
+				ret = cli_fail(cli, "%s", err);
+				break;
+			}
+			has_pl = !ret;
+			if (!has_pl)
+				have_st_prev = false;
+		}
 		if (watch) {
-			ret = follow_load(cli, argv[optind], &f, notice, sizeof(notice));
+			char fnote[256];
+
+			ret = follow_load(cli, ifname, &f, fnote, sizeof(fnote));
 			if (ret)
 				break;
-			if (notice[0]) { /* another load: no rates against the old one */
+			if (fnote[0] || !f) { /* another load: no rates against the old one */
 				fp_filter_view__free(&prev);
 				have_prev = false;
 			}
+			if (all)
+				stages_notice(ifname, had_pl, has_pl, had_f, f, fnote, notice,
+					      sizeof(notice));
+			else
+				snprintf(notice, sizeof(notice), "%s", fnote);
 			if (notice[0] && !tty)
 				fprintf(stderr, "fastpath: %s\n", notice);
 		}
-		if (f) {
-			ret = fp_filter__view(f, &cur);
-			if (ret) {
-				ret = cli_fail(cli, "reading counters of %s failed: %s", argv[optind],
+		shown = all ? has_pl : f != NULL;
+		if (shown) {
+			if (f && (ret = fp_filter__view(f, &cur))) {
+				ret = cli_fail(cli, "reading counters of %s failed: %s", ifname,
 					       strerror(-ret));
 				break;
 			}
 			if (tty && watch)
 				fputs("\033[H\033[2J", stdout);
-			emit_stats(argv[optind], &cur, have_prev ? &prev : NULL, t - t_prev);
-			have_prev = true;
-			fp_filter_view__free(&prev);
-			prev = cur;
+			emit_stats(ifname, f ? &cur : NULL, have_prev ? &prev : NULL, t - t_prev,
+				   all ? &st_cur : NULL, have_st_prev ? &st_prev : NULL);
+			if (f) {
+				have_prev = true;
+				fp_filter_view__free(&prev);
+				prev = cur;
+			}
+			if (all) {
+				st_prev = st_cur;
+				have_st_prev = true;
+			}
 			t_prev = t;
 		} else if (tty) {
 			fputs("\033[H\033[2J", stdout);
 		}
-		if (tty && watch && (notice[0] || !f))
+		if (tty && watch && (notice[0] || !shown))
 			printf("\n%s\n", notice[0] ? notice :
 			       "fastpath is not loaded here; waiting for a load (Ctrl-C to stop)");
 		fflush(stdout);
@@ -347,9 +497,22 @@ int filter_do_stats(struct cli *cli, int argc, char **argv)
 	return ret;
 }
 
+int filter_do_stats(struct cli *cli, int argc, char **argv)
+{
+	return do_stats(cli, argc, argv, false);
+}
+
+static int stats_all(struct cli *cli, int argc, char **argv)
+{
+	return do_stats(cli, argc, argv, true);
+}
+
 static const struct cli_verb stats_cmd = {
 	"stats", "IFACE [--watch [SECONDS]] [--interval MS]",
-	"per-stage and per-rule packets, bytes, drops, samples, rates", filter_do_stats,
+	"every stage's packets in and out, then the filter's per-rule counters", stats_all,
+	"       First every loaded stage of the pipeline in slot order: enabled, packets in\n"
+	"       and out by verdict (aborted, drop, pass, tx, redirect), packets/s in; then,\n"
+	"       when the filter is loaded, its rules (else filter_loaded: no, not an error).\n"
 	"       Counters are per rule since load: an apply, add or del keeps the counters of\n"
 	"       every rule it leaves unchanged (same id and text); a new or changed rule\n"
 	"       starts from 0. Stage counters since load. Rates: two readings --interval MS\n"
@@ -360,7 +523,8 @@ static const struct cli_verb stats_cmd = {
 	"       Example: fastpath -j stats eth0 --watch 5 >> stats.jsonl\n",
 };
 
-/* `fastpath stats IFACE`: the same view as `fastpath filter stats IFACE`. */
+/* `fastpath stats IFACE`: the stages of the pipeline, then what
+ * `fastpath filter stats IFACE` shows when the filter is loaded. */
 int cmd_stats(struct cli *cli, int argc, char **argv)
 {
 	return cli_run(cli, &stats_cmd, argc, argv);

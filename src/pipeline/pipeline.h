@@ -206,7 +206,8 @@ int fp_pipeline__stage_pin(const struct fp_pipeline *pl, const struct fp_stage_o
 /*
  * Enables or disables a loaded stage under the root lock: enable fills the
  * slot (the tap, for the dump) from its pinned program and then sets its
- * bit in fp_ctl.enabled; disable clears the bit and then empties the slot.
+ * bit in fp_ctl.enabled; disable clears the bit and then empties the slot
+ * (a tap stage: the tap only; its chain slot stays the running dump's).
  * Packets in flight see the stage or not, never half of it; nothing is
  * detached. -ENOENT when the stage is not loaded.
  */

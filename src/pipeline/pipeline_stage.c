@@ -321,9 +321,15 @@ int fp_pipeline__set_enabled(struct fp_pipeline *pl, const struct fp_stage_ops *
 		goto out;
 	}
 	if (!on) {
+		/*
+		 * A tap stage's chain slot is left as it is: the empty tap
+		 * already stops every sample, and the slot is the running
+		 * `dump --match`'s (its marker), which empties it when it
+		 * stops. Emptying it here lost the marking for good: an
+		 * enable after it fills the tap only, and the dump sampled
+		 * nothing until restarted.
+		 */
 		ret = fp_pipeline__empty_slot(pl, s->tap ? FP_SLOT_TAP : s->slot);
-		if (!ret && s->tap) /* and the chain slot a running dump may hold */
-			ret = fp_pipeline__empty_slot(pl, s->slot);
 		goto out;
 	}
 	if (pl->test) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The pipeline verbs on a real veth in a namespace: load (the attached
 # program is ours, `show -j` has the documented keys and types, a second
-# load is refused and changes nothing), status of a pipeline without a
-# filter (not broken), enable/disable round trips seen in show (and in the
+# load is refused and changes nothing), status and stats of a pipeline
+# without a filter (not broken: stats -j gives the stages), stats -j with
+# the filter (stages and rules count the packets sent), enable/disable round trips seen in show (and in the
 # filter's counters with real packets), an unknown stage (exit 2, listing
 # every stage of the table), usage errors, unload (no XDP program and not
 # one pin left, every pin named), --bpffs after the verb, and a load over
@@ -118,6 +119,21 @@ for r in d for p in r['pipeline'])"
 expect 0 status
 check "status (text) names the interface, not broken" bash -c "grep -q '$va' $out && ! grep -q broken $out"
 
+# ---- stats: every stage, and a pipeline without a filter is not an error ----
+expect 0 -j stats "$va" --interval 0
+check "stats -j without the filter: the stages (the dump), filter_loaded false, no rules" pyok "
+d['iface']=='$va' and d['filter_loaded'] is False and 'rules' not in d and
+'dump' in [s['stage'] for s in d['stages']] and 'filter' not in [s['stage'] for s in d['stages']]"
+check "stats -j: stage rows, keys and types, in slot order" pyok "all(
+isinstance(s['stage'], str) and type(s['slot']) is int and type(s['enabled']) is bool and
+(all(type(s[k]) is int for k in ('in','aborted','drop','pass','tx','redirect')) or
+ all(s[k] is None for k in ('in','aborted','drop','pass','tx','redirect'))) and s['pps'] is None
+for s in d['stages']) and [s['slot'] for s in d['stages']]==sorted(s['slot'] for s in d['stages'])"
+check "... nothing on stderr" test ! -s "$err"
+expect 0 stats "$va" --interval 0
+check "stats (text) without the filter says it is not loaded, lists the dump" \
+	bash -c "grep -q '^filter_loaded: *no' $out && grep -qw dump $out"
+
 # ---- unknown stage ----------------------------------------------------------
 expect 2 pipeline disable "$va" nosuchstage
 check "unknown stage: the message names it" grep -q "unknown stage 'nosuchstage'" "$err"
@@ -141,6 +157,14 @@ gen --udp 9000 --count 200 --pps 20000 || e2e_fail "gen"
 e2e_wait_for '[[ $(slot filter in) -ge $((in0 + 200)) ]]' 3 || true
 check "enabled: 200 packets in the filter, 200 dropped" \
 	test "$(( $(slot filter in) - in0 )),$(( $(slot filter drop) - drop0 ))" = 200,200
+expect 0 -j stats "$va" --interval 0
+check "stats -j with the filter: its stage row counts the 200 sent in and dropped, its rule too" pyok "
+[(s['in']-$in0, s['drop']-$drop0, s['enabled']) for s in d['stages'] if s['stage']=='filter']==[(200, 200, True)] and
+'dump' in [s['stage'] for s in d['stages']] and d['filter_loaded'] is True and
+[r['packets'] for r in d['rules'] if r['id']=='flood']==[200] and 'stage' in d and 'generation' in d"
+expect 0 -j stats "$va" --interval 100
+check "stats -j --interval 100: the filter's stage row has a rate" \
+	pyok "[type(s['pps']) in (int, float) for s in d['stages'] if s['stage']=='filter']==[True]"
 expect 0 -j pipeline disable "$va" filter
 check "disable -j: enabled false, changed true" pyok "d['stage']=='filter' and d['enabled'] is False and d['changed'] is True"
 check "show: the filter is disabled, still loaded" test "$(slot filter enabled),$(slot filter loaded)" = False,True
@@ -161,6 +185,27 @@ expect 0 pipeline disable "$va" dump
 check "the dump disabled" test "$(slot dump enabled)" = False
 expect 0 pipeline enable "$va" dump
 check "the dump enabled again" test "$(slot dump enabled)" = True
+
+# a running `dump --match` keeps sampling across a disable and an enable of
+# the dump (its marker in slot 0 stays; the empty tap alone stops samples)
+# (show's dump row names the tap's program while slot 0 is empty)
+tap=$(slot dump prog_id)
+e2e_bg ip netns exec "$a" "$FASTPATH" dump "$va" -w "$T/m.pcapng" --match 'udp dport 9001' \
+	--duration 30 2>"$T/dm.err"
+dm=$E2E_BG_PID
+e2e_wait_for '[[ $(slot dump prog_id) != "$tap" ]]' 5 || e2e_fail "dump --match did not start"
+expect 0 pipeline disable "$va" dump
+expect 0 pipeline enable "$va" dump
+marker=$(slot dump prog_id)
+check "dump --match: its marker is still in slot 0 after disable + enable ($marker, tap $tap)" \
+	bash -c "[[ $marker =~ ^[0-9]+\$ && $marker != $tap ]]"
+gen --udp 9001 --count 100 --pps 20000 || e2e_fail "gen"
+sleep 0.5
+kill -INT "$dm"
+e2e_wait_for "! kill -0 $dm 2>/dev/null" 10 || e2e_fail "dump did not stop"
+check "dump --match after disable + enable sampled the 100 matching packets ($(tail -n1 "$T/dm.err"))" \
+	bash -c "tail -n1 $T/dm.err | grep -q '^100 sampled'"
+check "the dump's marker is gone with it" test "$(slot dump prog_id)" = "$tap"
 
 # ---- the filter's fused entry, and its removal from a pipeline loaded first ----
 expect 0 -j pipeline show "$va" && cp "$out" "$T/show"
