@@ -2,6 +2,7 @@
 /* Maglev consistent hashing: see maglev.h. */
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,23 @@ void fp_maglev_perm(const uint8_t key[FP_MAGLEV_KEY_LEN], uint32_t m, uint32_t *
 {
 	*offset = (uint32_t)(key_hash(key, SEED_OFFSET) % m);
 	*skip = m > 1 ? (uint32_t)(key_hash(key, SEED_SKIP) % (m - 1)) + 1 : 1;
+}
+
+int fp_maglev_key(uint8_t key[FP_MAGLEV_KEY_LEN], int af, const void *addr, const uint8_t *id)
+{
+	if (!addr || (af != AF_INET && af != AF_INET6))
+		return -EINVAL;
+	memset(key, 0, FP_MAGLEV_KEY_LEN);
+	if (af == AF_INET) {
+		key[10] = 0xff;
+		key[11] = 0xff;
+		memcpy(key + 12, addr, 4);
+	} else {
+		memcpy(key, addr, 16);
+	}
+	if (id)
+		memcpy(key + 16, id, 16);
+	return 0;
 }
 
 int fp_maglev_is_prime(uint32_t x)

@@ -47,6 +47,15 @@ struct fp_maglev_backend {
 int fp_maglev_build(const struct fp_maglev_backend *b, size_t n, uint32_t table_size,
 		    uint32_t *table, char *err, size_t errlen);
 
+/*
+ * fp_maglev_key - a backend's key: its address in bytes 0..15 (IPv4 as
+ * ::ffff:a.b.c.d, so a v4 backend and its mapped v6 form are one backend)
+ * and id (16 bytes; NULL = zeros) in bytes 16..31. Both come from the
+ * configuration, never from the host, so every lb host builds the same table.
+ * @af: AF_INET (addr: 4 bytes) or AF_INET6 (16 bytes). Returns 0 or -EINVAL.
+ */
+int fp_maglev_key(uint8_t key[FP_MAGLEV_KEY_LEN], int af, const void *addr, const uint8_t *id);
+
 /* 1 if x is prime, else 0 (trial division; x <= 2^32). */
 int fp_maglev_is_prime(uint32_t x);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <cmocka.h>
 
 #include "lb/maglev.h"
@@ -338,6 +339,36 @@ static void test_errors(void **state)
 	assert_false(fp_maglev_is_prime(4294967295u));
 }
 
+static void test_key(void **state)
+{
+	struct in_addr a4;
+	struct in6_addr a6, m6;
+	uint8_t k1[FP_MAGLEV_KEY_LEN], k2[FP_MAGLEV_KEY_LEN], id[16];
+
+	for (int i = 0; i < 16; i++)
+		id[i] = (uint8_t)(0xa0 + i);
+	assert_int_equal(inet_pton(AF_INET, "198.51.100.7", &a4), 1);
+	assert_int_equal(inet_pton(AF_INET6, "::ffff:198.51.100.7", &m6), 1);
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::7", &a6), 1);
+	/* a v4 backend and its mapped form are one key */
+	assert_int_equal(fp_maglev_key(k1, AF_INET, &a4, id), 0);
+	assert_int_equal(fp_maglev_key(k2, AF_INET6, &m6, id), 0);
+	assert_memory_equal(k1, k2, sizeof(k1));
+	assert_memory_equal(k1, &m6, 16);
+	assert_memory_equal(k1 + 16, id, 16);
+	/* the id counts; NULL is zeros */
+	assert_int_equal(fp_maglev_key(k2, AF_INET, &a4, NULL), 0);
+	assert_memory_not_equal(k1, k2, sizeof(k1));
+	for (int i = 16; i < 32; i++)
+		assert_int_equal(k2[i], 0);
+	assert_int_equal(fp_maglev_key(k2, AF_INET6, &a6, id), 0);
+	assert_memory_equal(k2, &a6, 16);
+	memset(k2, 0x5a, sizeof(k2));
+	assert_int_equal(fp_maglev_key(k2, AF_UNIX, &a4, id), -EINVAL);
+	assert_int_equal(fp_maglev_key(k2, AF_INET, NULL, id), -EINVAL);
+	assert_int_equal(k2[0], 0x5a); /* untouched on error */
+}
+
 static void test_largest_table(void **state)
 {
 	struct fp_maglev_backend b[3];
@@ -362,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_disruption),
 		cmocka_unit_test(test_order_independent),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_largest_table),
 	};
 
