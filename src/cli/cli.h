@@ -115,6 +115,14 @@ int cli_nargs(const struct cli *cli, int argc, char **argv, int min, int max);
 int cli_match(const char *name, const char *const *names, int n);
 
 /* Object handlers (argv[0] = the verb or the first argument after the object). */
+/* stage_out.c: a stage's counters, and the document of an unload (pins:
+ * list every pin removed). */
+struct fp_stage_counts;
+struct fp_unload_report;
+void cli_out_stage_counts(const struct fp_stage_counts *c);
+void cli_report_unload(const char *ifname, const struct fp_unload_report *r, bool pins,
+		       const char *warning);
+
 int cmd_rules(struct cli *cli, int argc, char **argv);
 int cmd_filter(struct cli *cli, int argc, char **argv);
 int cmd_pipeline(struct cli *cli, int argc, char **argv);

@@ -220,45 +220,6 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	return ret;
 }
 
-/* What an unload did: where it detached fastpath's program (the interface's
- * name now: a renamed one is found by the ifindex of the load), the pins it
- * removed (each named with --force). */
-static void report_unload(const char *ifname, const struct fp_unload_report *r, bool force,
-			  const char *warning)
-{
-	out_obj_begin();
-	out_str("iface", ifname);
-	out_bool("unloaded", true);
-	if (warning && out_is_json())
-		out_str("warning", warning);
-	if (r->detached) {
-		out_str("detached_from", r->ifname[0] ? r->ifname : NULL);
-		out_u64("ifindex", r->ifindex);
-		out_u64("prog_id", r->prog_id);
-		out_str("mode", fp_xdp_mode__name(r->xdp_flags));
-	} else {
-		out_null("detached_from");
-		out_null("ifindex");
-		out_null("prog_id");
-		out_null("mode");
-	}
-	out_u64("pins_removed", r->n_pins);
-	/* the pipeline was there before the filter (`pipeline load`): it stays */
-	out_bool("pipeline_stays", r->stage_only);
-	out_str("share", r->share[0] ? r->share : NULL);
-	/* the share's own pins went with its last member */
-	out_str("share_removed", r->share_removed[0] ? r->share_removed : NULL);
-	if (force) {
-		out_list_begin("pins");
-		for (unsigned i = 0; i < r->n_pins && i < FP_UNLOAD_MAX_PINS; i++) {
-			out_row_begin();
-			out_str("pin", r->pins[i]);
-			out_row_end();
-		}
-		out_list_end();
-	}
-	out_obj_end();
-}
 
 /* The audit line of an unload: what was detached from where, or why not. */
 static void audit_unload(const struct cli *cli, const char *ifname, int ret,
@@ -318,7 +279,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 			 r.ifname[0] ? r.ifname : "?", r.ifname[0] ? r.ifname : "it");
 	if (warn[0] && !out_is_json())
 		out_warn("%s", warn);
-	report_unload(argv[optind], &r, force, warn[0] ? warn : NULL);
+	cli_report_unload(argv[optind], &r, force, warn[0] ? warn : NULL);
 	return CLI_OK;
 }
 

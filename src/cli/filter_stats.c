@@ -161,11 +161,6 @@ static const struct fp_rule_cnt **rules_then(const struct fp_filter_view *v,
 	return then;
 }
 
-static const char *const verdict_keys[5] = {
-	[XDP_ABORTED] = "aborted", [XDP_DROP] = "drop", [XDP_PASS] = "pass",
-	[XDP_TX] = "tx", [XDP_REDIRECT] = "redirect",
-};
-
 /*
  * One reading of the pipeline's stage table: opened afresh each time, so a
  * --watch follows a reload of the pipeline or of any stage.
@@ -211,16 +206,7 @@ static void emit_stages(const struct stages_reading *cur, const struct stages_re
 		out_str("stage", si->stage->name);
 		out_u64("slot", s);
 		out_bool("enabled", si->enabled);
-		if (si->counts.have)
-			out_u64("in", si->counts.in);
-		else
-			out_null("in");
-		for (int v = 0; v < 5; v++) {
-			if (si->counts.have)
-				out_u64(verdict_keys[v], si->counts.out[v]);
-			else
-				out_null(verdict_keys[v]);
-		}
+		cli_out_stage_counts(&si->counts);
 		/* a stage reloaded since (counters from 0) has no rate yet */
 		if (then && then->loaded && then->counts.have && si->counts.have &&
 		    si->counts.in >= then->counts.in && dt > 0)

@@ -80,11 +80,6 @@ static void audit(const struct cli *cli, const char *verb, const char *ifname,
 
 /* ---- show ---------------------------------------------------------------- */
 
-static const char *const verdict_keys[5] = {
-	[XDP_ABORTED] = "aborted", [XDP_DROP] = "drop", [XDP_PASS] = "pass",
-	[XDP_TX] = "tx", [XDP_REDIRECT] = "redirect",
-};
-
 /* One slot's row: what runs there, whether it is on, its counters ("-":
  * the stage counts nothing). */
 static void emit_slot(unsigned slot, const struct fp_slot_info *si)
@@ -105,16 +100,7 @@ static void emit_slot(unsigned slot, const struct fp_slot_info *si)
 		out_null("abi");
 		out_null("abi_ok");
 	}
-	if (si->counts.have)
-		out_u64("in", si->counts.in);
-	else
-		out_null("in");
-	for (int v = 0; v < 5; v++) {
-		if (si->counts.have)
-			out_u64(verdict_keys[v], si->counts.out[v]);
-		else
-			out_null(verdict_keys[v]);
-	}
+	cli_out_stage_counts(&si->counts);
 	out_row_end();
 }
 
@@ -256,39 +242,6 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	return ret;
 }
 
-/* What an unload did: where it detached the pipeline from (the interface's
- * name now), and every pin it removed, the stages' with them. */
-static void report_unload(const char *ifname, const struct fp_unload_report *r,
-			  const char *warning)
-{
-	out_obj_begin();
-	out_str("iface", ifname);
-	out_bool("unloaded", true);
-	if (warning && out_is_json())
-		out_str("warning", warning);
-	if (r->detached) {
-		out_str("detached_from", r->ifname[0] ? r->ifname : NULL);
-		out_u64("ifindex", r->ifindex);
-		out_u64("prog_id", r->prog_id);
-		out_str("mode", fp_xdp_mode__name(r->xdp_flags));
-	} else {
-		out_null("detached_from");
-		out_null("ifindex");
-		out_null("prog_id");
-		out_null("mode");
-	}
-	out_u64("pins_removed", r->n_pins);
-	out_str("share", r->share[0] ? r->share : NULL);
-	out_str("share_removed", r->share_removed[0] ? r->share_removed : NULL);
-	out_list_begin("pins");
-	for (unsigned i = 0; i < r->n_pins && i < FP_UNLOAD_MAX_PINS; i++) {
-		out_row_begin();
-		out_str("pin", r->pins[i]);
-		out_row_end();
-	}
-	out_list_end();
-	out_obj_end();
-}
 
 static int do_unload(struct cli *cli, int argc, char **argv)
 {
@@ -338,7 +291,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 			 "program is detached from %s", ifname, r.ifname, r.ifname);
 	if (warn[0] && !out_is_json())
 		out_warn("%s", warn);
-	report_unload(ifname, &r, warn[0] ? warn : NULL);
+	cli_report_unload(ifname, &r, true, warn[0] ? warn : NULL);
 	return CLI_OK;
 }
 
