@@ -26,8 +26,8 @@
 /*
  * Stage slots of the PROG_ARRAY fp_stages, in pipeline order. A stage that
  * passes hands the packet to the next filled slot below FP_STAGE_CHAIN;
- * none left: XDP_PASS. Slots 5 and 6 are free for stages to come (the
- * tests' mark stage takes one). FP_SLOT_TAP is not in the chain: a stage
+ * none left: XDP_PASS. Slot 5 is free for a stage to come (the tests'
+ * mark stage takes it). FP_SLOT_TAP is not in the chain: a stage
  * tail-calls it to offer its decision to a running dump (fp_stage_end).
  */
 enum fp_stage {
@@ -36,6 +36,7 @@ enum fp_stage {
 	FP_STAGE_LB     = 2,
 	FP_STAGE_STEER  = 3,
 	FP_STAGE_BRIDGE = 4,
+	FP_STAGE_DECAP  = 6, /* the lb's backend side (src/decap) */
 	FP_STAGE_CHAIN  = 7, /* slots 0..6 make the chain */
 	FP_SLOT_TAP     = 7, /* the dump's tap (src/dump) */
 	FP_STAGE_MAX    = 8, /* size of fp_stages */

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The lb stage's maps (src/lb), shared by its BPF and user halves; pinned
+ * under ROOT/IFACE/lb/. Bump FP_LB_ABI whenever a layout here changes:
+ * only the lb is then reloaded.
+ *
+ *   lb_meta      ARRAY[1]   struct fp_lb_meta (the stage's settings)
+ *   lb_vips      HASH       struct fp_lb_vip_key -> struct fp_lb_vip
+ *   lb_tables    ARRAY_OF_MAPS[FP_LB_MAX_VIPS], by vip index: the VIP's
+ *                Maglev table, an inner ARRAY (BPF_F_INNER_MAP, so sizes
+ *                differ) of table_size __u32 backend indexes. A changed
+ *                backend set is a new inner map built aside and switched
+ *                in with one update of this slot: a packet sees the old
+ *                table or the new one, never half of either.
+ *   lb_backends  ARRAY[FP_LB_MAX_BACKENDS] struct fp_lb_backend: one entry
+ *                per (VIP, backend) pair, so each pair has its own state
+ *   lb_conns     LRU_HASH (BPF_F_NO_COMMON_LRU) struct fp_lb_flow ->
+ *                struct fp_lb_conn: established flows keep their backend
+ *   lb_vip_stats PERCPU_ARRAY[FP_LB_MAX_VIPS] struct fp_lb_stats
+ *   lb_be_stats  PERCPU_ARRAY[FP_LB_MAX_BACKENDS] struct fp_lb_stats
+ *   lb_counters  PERCPU_ARRAY[FP_LB_C_MAX] __u64, enum fp_lb_counter
+ *   lb_tx_ports  DEVMAP_HASH ifindex -> ifindex: egress ports other than
+ *                the ingress one (XDP_REDIRECT); the ingress one is XDP_TX
+ */
+#ifndef FASTPATH_LB_ABI_H
+#define FASTPATH_LB_ABI_H
+
+#include <fastpath/abi.h>
+
+#define FP_LB_ABI 1
+
+#define FP_LB_MAX_VIPS          512
+#define FP_LB_MAX_BACKENDS      16384  /* (VIP, backend) pairs on an interface */
+#define FP_LB_MAX_VIP_BACKENDS  4096   /* backends of one VIP (FP_MAGLEV_MAX_BACKENDS) */
+#define FP_LB_CONNS_DEFAULT     (1u << 20) /* lb_conns entries; `lb load --conns N` */
+#define FP_LB_NO_BACKEND        0xffffffffu /* a table slot with no backend */
+
+/* fp_lb_meta.flags */
+enum { FP_LB_META_SRC4 = 1,   /* src4 is set: v4 outer sources vary within it */
+       FP_LB_META_SRC6 = 2 }; /* src6 is set */
+
+/* fp_lb_meta: the lb stage on an interface (ROOT/IFACE/lb/lb_meta). */
+struct fp_lb_meta {
+	__u32 abi_version;     /* FP_LB_ABI of the loader (first, as in every meta) */
+	__u32 flags;           /* FP_LB_META_* */
+	__u64 loaded_ns;       /* CLOCK_REALTIME at load */
+	__u32 conns;           /* lb_conns max_entries */
+	__u32 serial;          /* configuration changes so far (verdict.serial) */
+	/* Outer source addresses (Katran's trick: the source varies with the
+	 * flow, so a backend's RSS spreads flows over its queues). IPv4:
+	 * src4 with its low (32 - src4_len) bits from the flow hash; IPv6:
+	 * src6 with its low (128 - src6_len, at most 32) bits from the hash.
+	 * Network byte order. Unset: the ingress interface's address (the
+	 * user half writes it at load). */
+	__u32 src4;
+	__u8  src4_len;        /* prefix length, 16..32 */
+	__u8  src6_len;        /* prefix length, 96..128 */
+	__u16 pad;
+	__u8  src6[16];
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_meta) == 48);
+
+/* fp_lb_vip_key.proto values are IPPROTO_TCP / IPPROTO_UDP. */
+struct fp_lb_vip_key {
+	__u8  addr[16];        /* IPv4 in addr[0..3], addr[4..15] zero (as fp_pkt) */
+	__u16 port;            /* host byte order; 0 with FP_LB_VIP_PORT_ANY */
+	__u8  proto;
+	__u8  family;          /* 4 or 6 */
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_vip_key) == 20);
+
+enum { FP_LB_VIP_HASH_SRC = 1,  /* hash the source address only (--hash src) */
+       FP_LB_VIP_PORT_ANY = 2 }; /* every port of the address (key port 0) */
+
+struct fp_lb_vip {
+	__u32 index;           /* into lb_tables and lb_vip_stats */
+	__u32 flags;           /* FP_LB_VIP_* */
+	__u32 table_size;      /* the Maglev table's size, a prime (fixed at vip add) */
+	__u32 serial;          /* backend-set changes of this VIP */
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_vip) == 16);
+
+/* fp_lb_backend.flags */
+enum { FP_LB_BE_USED  = 1,  /* the entry is in use */
+       FP_LB_BE_DOWN  = 2,  /* down: no new flows, and its established flows
+			     * move to the table's next choice */
+       FP_LB_BE_DRAIN = 4 }; /* draining: no new flows, established ones stay */
+
+struct fp_lb_backend {
+	__u8  addr[16];        /* IPv4 in addr[0..3] */
+	__u8  family;          /* 4 or 6: the encapsulation (4: IPIP; 6: IPv6
+				* outer, proto 41 or 4 for an IPv4 VIP) */
+	__u8  flags;           /* FP_LB_BE_* */
+	__u16 weight;
+	__u32 vip_index;       /* the VIP it serves */
+	__u32 gen;             /* bumped each time the entry is (re)used: a
+				* connection recorded with another gen is stale */
+	__u32 pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_backend) == 32);
+
+/* A flow as the lb sees it: the client's packet to the VIP (an ICMP error
+ * about a VIP flow is turned back into this form, so it reaches the same
+ * backend). With FP_LB_VIP_HASH_SRC only src and family are set. */
+struct fp_lb_flow {
+	__u8  src[16];
+	__u8  dst[16];
+	__u16 sport, dport;    /* host byte order */
+	__u8  proto;
+	__u8  family;          /* 4 or 6 */
+	__u16 pad;
+} __attribute__((aligned(4))); /* hashed as ten words */
+FP_ABI_ASSERT(sizeof(struct fp_lb_flow) == 40);
+
+struct fp_lb_conn {
+	__u32 backend;         /* index into lb_backends */
+	__u32 gen;             /* the backend entry's gen when recorded */
+	__u64 atime_ns;        /* bpf_ktime_get_ns of the last packet */
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_conn) == 16);
+
+/* Per VIP and per backend (per CPU; the user half sums). */
+struct fp_lb_stats {
+	__u64 packets;
+	__u64 bytes;
+	__u64 new_flows;       /* Maglev choices (connection-table misses that
+				* found a backend) */
+	__u64 conn_hits;
+	__u64 conn_misses;
+	__u64 pad[3];
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_stats) == 64); /* one cache line */
+
+/* lb_counters: what happened to packets that were not forwarded, and how
+ * forwarded ones left. Also fp_verdict.reason of the lb's decisions. */
+enum fp_lb_counter {
+	FP_LB_C_FORWARD_TX = 0,   /* encapsulated, XDP_TX */
+	FP_LB_C_FORWARD_REDIRECT, /* encapsulated, XDP_REDIRECT to lb_tx_ports */
+	FP_LB_C_NOT_VIP,          /* not addressed to a VIP: on down the chain */
+	FP_LB_C_FRAGMENT,         /* a fragment to a VIP: passed (no ports to hash) */
+	FP_LB_C_MALFORMED,        /* to a VIP but cut short or unparsable: dropped */
+	FP_LB_C_NO_BACKEND,       /* the VIP's table is empty: dropped */
+	FP_LB_C_TOO_BIG,          /* answered with ICMP frag-needed / packet too big */
+	FP_LB_C_ICMP_FLOW,        /* an ICMP error about a VIP flow, sent to its backend */
+	FP_LB_C_TTL_EXPIRED,      /* TTL / hop limit would reach 0: dropped */
+	FP_LB_C_FIB_FAIL,         /* no route to the backend: dropped */
+	FP_LB_C_NO_NEIGH,         /* route but no neighbour entry yet: passed to
+				   * the stack (which resolves it) */
+	FP_LB_C_NO_PORT,          /* egress not in lb_tx_ports: dropped */
+	FP_LB_C_ERROR,            /* a helper failed (adjust_head, map): dropped */
+	FP_LB_C_MAX,
+};
+
+/*
+ * fp_lb_flow_hash - the flow hash that picks a Maglev slot and varies the
+ * outer source: the same on every lb host for the same flow (no seed from
+ * the host), so hosts behind ECMP agree. Shared by both halves (the user
+ * half's `lb` tests and tools compute what a packet will get).
+ */
+static inline __u32 fp_lb_rol32(__u32 w, unsigned s) { return (w << s) | (w >> (32 - s)); }
+
+static inline __u32 fp_lb_flow_hash(const struct fp_lb_flow *f)
+{
+	const __u32 *w = (const __u32 *)f;
+	__u32 a = 0x9e3779b9u, b = 0x85ebca6bu, c = 0xc2b2ae35u;
+
+	/* ten words, mixed three at a time (a lookup3-style mix) */
+	for (int i = 0; i < 9; i += 3) {
+		a += w[i];
+		b += w[i + 1];
+		c += w[i + 2];
+		a -= c; a ^= fp_lb_rol32(c, 4);  c += b;
+		b -= a; b ^= fp_lb_rol32(a, 6);  a += c;
+		c -= b; c ^= fp_lb_rol32(b, 8);  b += a;
+		a -= c; a ^= fp_lb_rol32(c, 16); c += b;
+		b -= a; b ^= fp_lb_rol32(a, 19); a += c;
+		c -= b; c ^= fp_lb_rol32(b, 4);  b += a;
+	}
+	a += w[9];
+	c ^= b; c -= fp_lb_rol32(b, 14);
+	a ^= c; a -= fp_lb_rol32(c, 11);
+	b ^= a; b -= fp_lb_rol32(a, 25);
+	c ^= b; c -= fp_lb_rol32(b, 16);
+	a ^= c; a -= fp_lb_rol32(c, 4);
+	b ^= a; b -= fp_lb_rol32(a, 14);
+	c ^= b; c -= fp_lb_rol32(b, 24);
+	return c;
+}
+
+#endif
