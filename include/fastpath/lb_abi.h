@@ -137,7 +137,7 @@ enum fp_lb_counter {
 	FP_LB_C_FORWARD_TX = 0,   /* encapsulated, XDP_TX */
 	FP_LB_C_FORWARD_REDIRECT, /* encapsulated, XDP_REDIRECT to lb_tx_ports */
 	FP_LB_C_NOT_VIP,          /* not addressed to a VIP: on down the chain */
-	FP_LB_C_FRAGMENT,         /* a fragment to a VIP: passed (no ports to hash) */
+	FP_LB_C_FRAGMENT,         /* a fragment to a VIP: dropped (no ports to hash) */
 	FP_LB_C_MALFORMED,        /* to a VIP but cut short or unparsable: dropped */
 	FP_LB_C_NO_BACKEND,       /* the VIP's table is empty: dropped */
 	FP_LB_C_TOO_BIG,          /* answered with ICMP frag-needed / packet too big */
