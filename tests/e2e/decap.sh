@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 PY=python3
 [[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3   # Debian's, with python3-scapy
-e2e_require tcpdump "$PY"
+e2e_require tcpdump curl "$PY"
 "$PY" -c 'import scapy' 2>/dev/null || e2e_skip "needs python3-scapy (scripts/deps.sh test)"
 [[ -x $FASTPATH ]] || e2e_fail "no binary at $FASTPATH; run make"
 
@@ -116,6 +116,21 @@ check "stats count 2 4in4, 1 6in6, 1 4in6" [ "$n44 $n66 $n46 $ndec" = "2 1 1 4" 
 check "nothing dropped" [ "$nbad $nfrag" = "0 0" ]
 ip netns exec "$be" "$FASTPATH" status >"$T/status" 2>&1 || true
 check "status lists the decap stage" grep -q "decap" "$T/status"
+
+# the exporter reads the stage's counters through the stage table
+e2e_bg ip netns exec "$be" "$FASTPATH" exporter --listen 127.0.0.1:0 2>"$T/exporter.log"
+EXP_PID=$E2E_BG_PID
+if e2e_wait_for "grep -q 'listening on' '$T/exporter.log'" 10; then
+	port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$T/exporter.log")
+	ip netns exec "$be" curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$T/metrics" || true
+	grep 'stage="decap"' "$T/metrics" | sed 's/^/    | /' >&2 || true
+	check "the exporter counts the decap stage's passes (>= 4)" bash -c \
+		"grep 'fastpath_stage_packets_total{.*stage=\"decap\",verdict=\"pass\"}' '$T/metrics' |
+		awk '{ exit !(\$NF >= 4) }'"
+else
+	check "the exporter started" false
+fi
+e2e_kill "$EXP_PID"
 
 ip netns exec "$be" "$FASTPATH" -j decap unload "$vb" >"$T/unload" 2>&1 ||
 	{ cat "$T/unload" >&2; e2e_fail "decap unload failed"; }
