@@ -56,7 +56,9 @@ enum fp_decap_counter {
 	FP_DECAP_C_EXTHDR    = 7, /* for us, IPv6 extension headers before the
 				   * inner packet: passed untouched */
 	FP_DECAP_C_OTHER     = 8, /* not a tunnel packet: passed */
-	FP_DECAP_C_MAX       = 9,
+	FP_DECAP_C_ECN       = 9, /* for us, outer ECN CE on a Not-ECT inner
+				   * packet: dropped (RFC 6040) */
+	FP_DECAP_C_MAX       = 10,
 };
 
 #endif /* FASTPATH_DECAP_ABI_H */

@@ -285,7 +285,7 @@ static const struct cli_verb decap_verbs[] = {
 	  "Example:  fastpath -j decap unload eth0   (lists every pin removed)\n" },
 	{ "stats", "IFACE [--watch [SECONDS]]", "the addresses taken and packets by cause: "
 	  "decapsulated (4in4, 6in6, 4in6, 6in4), not ours, fragment, malformed, extension "
-	  "headers, other", do_stats,
+	  "headers, other, ECN CE on a Not-ECT packet", do_stats,
 	  "Rates (pps, bps) between redraws with --watch; with -j one JSON object a line.\n"
 	  "Example:  fastpath decap stats eth0 --watch 2\n"
 	  "          fastpath -j decap stats eth0 | jq '.counters[] | select(.cause == \"4in4\")'\n" },

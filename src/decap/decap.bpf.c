@@ -8,7 +8,9 @@
  * ethertype becomes the inner packet's, and the inner packet goes to the
  * stack (XDP_PASS after bpf_xdp_adjust_head: a stage that moves the head
  * ends the chain). Anything else goes on untouched. An outer fragment, or
- * an inner header cut short or of the wrong version, is dropped.
+ * an inner header cut short or of the wrong version, is dropped. ECN: an
+ * outer CE mark is carried to the inner packet (RFC 6040, as the kernel's
+ * tunnels do), or the packet dropped when the inner one is Not-ECT.
  * Every packet is counted once, by cause (enum fp_decap_counter).
  */
 #include <linux/bpf.h>
@@ -82,6 +84,50 @@ static __always_inline int inner_ok(void *data, void *data_end, __u32 off, __u32
 	ihl = (ip[0] & 0x0f) * 4;
 	tot = (__u32)ip[2] << 8 | ip[3];
 	return (ip[0] >> 4) == 4 && ihl >= 20 && tot >= ihl && off + tot <= ip_end;
+}
+
+/* The ECN field (RFC 3168: 0 Not-ECT, 1 and 2 ECT, 3 CE) of an IP header. */
+static __always_inline __u32 ecn_of(const __u8 *ip, __u32 ver)
+{
+	return ver == 4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+}
+
+/*
+ * RFC 6040 at the decapsulator: congestion marked on the outer header
+ * (CE, by a router between the lb and here) is carried to an ECN-capable
+ * inner packet; -1 when the inner one is Not-ECT (the RFC's drop: the
+ * sender would never learn of the congestion), else 0.
+ */
+static __always_inline int carry_ce(void *data, void *data_end, __u32 off, __u32 outer_ecn,
+				    __u32 ver)
+{
+	__u8 *ip;
+	__u32 in_ecn;
+
+	if (outer_ecn != 3)
+		return 0;
+	if (off > 128 || !FP_IN_FRAME(data, data_end, off, 20))
+		return -1;
+	ip = data + off;
+	in_ecn = ecn_of(ip, ver);
+	if (in_ecn == 0)
+		return -1;
+	if (in_ecn == 3)
+		return 0;
+	if (ver == 6) {
+		ip[1] |= 0x30;
+	} else {
+		/* the header checksum over the changed word (RFC 1624 eqn. 3) */
+		__u32 old = (__u32)ip[0] << 8 | ip[1], new = old | 3;
+		__u32 sum = (~((__u32)ip[10] << 8 | ip[11]) & 0xffff) + (~old & 0xffff) + new;
+
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ip[1] |= 3;
+		ip[10] = (~sum >> 8) & 0xff;
+		ip[11] = ~sum & 0xff;
+	}
+	return 0;
 }
 
 /*
@@ -164,6 +210,11 @@ int fp_decap(struct xdp_md *ctx)
 	ver = pkt->proto == 4 ? 4 : 6;
 	if (!inner_ok(data, data_end, off + hlen, pkt->ip_end, ver)) {
 		cause = FP_DECAP_C_MALFORMED;
+		action = XDP_DROP;
+		goto end;
+	}
+	if (carry_ce(data, data_end, off + hlen, ecn_of(ip, pkt->l3), ver)) {
+		cause = FP_DECAP_C_ECN;
 		action = XDP_DROP;
 		goto end;
 	}

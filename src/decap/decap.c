@@ -24,7 +24,7 @@ static const char *const cause_names[FP_DECAP_C_MAX] = {
 	[FP_DECAP_C_4IN6] = "4in6",           [FP_DECAP_C_6IN4] = "6in4",
 	[FP_DECAP_C_NOT_OURS] = "not_ours",   [FP_DECAP_C_FRAGMENT] = "fragment",
 	[FP_DECAP_C_MALFORMED] = "malformed", [FP_DECAP_C_EXTHDR] = "ext_headers",
-	[FP_DECAP_C_OTHER] = "other",
+	[FP_DECAP_C_OTHER] = "other",         [FP_DECAP_C_ECN] = "ecn_not_ect",
 };
 
 const char *fp_decap_counter__name(unsigned cause)
@@ -34,7 +34,8 @@ const char *fp_decap_counter__name(unsigned cause)
 
 unsigned fp_decap_counter__action(unsigned cause)
 {
-	return cause == FP_DECAP_C_FRAGMENT || cause == FP_DECAP_C_MALFORMED ? XDP_DROP : XDP_PASS;
+	return cause == FP_DECAP_C_FRAGMENT || cause == FP_DECAP_C_MALFORMED ||
+	       cause == FP_DECAP_C_ECN ? XDP_DROP : XDP_PASS;
 }
 
 bool fp_decap_counter__decap(unsigned cause)

@@ -11,6 +11,8 @@
  *   inner packet go on untouched (XDP_PASS, the same bytes out);
  * - an outer fragment, an inner header cut short, an inner length past
  *   the outer datagram, an inner header of the wrong version: XDP_DROP;
+ * - an outer ECN CE mark reaches an ECN-capable inner packet (RFC 6040),
+ *   a Not-ECT inner packet under CE is dropped;
  * - each of these counts once in its cause's counter, and no other;
  * - the verifier checks fp_decap well inside its budget.
  */
@@ -81,6 +83,7 @@ static int teardown(void **state)
 /* ---- frames --------------------------------------------------------------- */
 
 enum inner { IN_UDP4, IN_TCP6, IN_ICMP4, IN_ICMP6 };
+static uint16_t inner_id = 77; /* IN_UDP4's IPv4 id (moves its checksum) */
 
 /* L2: Ethernet and n_vlan tags (the second an 802.1Q inside an 802.1ad). */
 static void l2(struct pkt *b, int n_vlan)
@@ -92,8 +95,9 @@ static void l2(struct pkt *b, int n_vlan)
 		pkt_vlan(b, PKT_ETH_8021Q, 200);
 }
 
-/* The inner packet as a frame of its own: what decapsulation must give. */
-static void inner_frame(struct pkt *b, enum inner kind, int n_vlan)
+/* The inner packet as a frame of its own: what decapsulation must give
+ * (tos: its IPv4 TOS or IPv6 traffic class). */
+static void inner_frame_tos(struct pkt *b, enum inner kind, int n_vlan, uint8_t tos)
 {
 	static const char payload[] = "decapsulated payload";
 
@@ -102,26 +106,33 @@ static void inner_frame(struct pkt *b, enum inner kind, int n_vlan)
 	switch (kind) {
 	case IN_UDP4:
 		pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = CLIENT4, .dst = VIP4, .ttl = 61,
-						     .id = 77 });
+						     .id = inner_id, .tos = tos });
 		pkt_udp(b, 40000, 53);
 		break;
 	case IN_ICMP4:
-		pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = CLIENT4, .dst = VIP4, .ttl = 62 });
+		pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = CLIENT4, .dst = VIP4, .ttl = 62,
+						     .tos = tos });
 		pkt_icmp(b, 8, 0);
 		break;
 	case IN_TCP6:
 		pkt_ipv6(b, &(struct pkt_ipv6_opts){ .src = CLIENT6, .dst = VIP6,
-						     .hop_limit = 60, .flow = 0x12345 });
+						     .hop_limit = 60, .flow = 0x12345,
+						     .tclass = tos });
 		pkt_tcp(b, 40000, 80, PKT_SYN);
 		break;
 	case IN_ICMP6:
 		pkt_ipv6(b, &(struct pkt_ipv6_opts){ .src = CLIENT6, .dst = VIP6,
-						     .hop_limit = 59 });
+						     .hop_limit = 59, .tclass = tos });
 		pkt_icmp6(b, 128, 0);
 		break;
 	}
 	pkt_bytes(b, payload, sizeof(payload));
 	assert_int_equal(pkt_finish(b), 0);
+}
+
+static void inner_frame(struct pkt *b, enum inner kind, int n_vlan)
+{
+	inner_frame_tos(b, kind, n_vlan, 0);
 }
 
 struct outer {
@@ -132,6 +143,7 @@ struct outer {
 	const uint8_t *opts;  /* IPv4 options */
 	uint8_t opts_len;
 	bool dest_opts;       /* IPv6: a destination options header first */
+	uint8_t tos;          /* TOS / traffic class (ECN in the low 2 bits) */
 };
 
 /* in's IP datagram under an outer header, after the same L2 header. */
@@ -144,12 +156,13 @@ static void encap(struct pkt *b, const struct pkt *in, int n_vlan, const struct 
 	if (o->ver == 4) {
 		pkt_ipv4(b, &(struct pkt_ipv4_opts){ .src = LB4, .dst = o->dst ? o->dst : OURS4,
 						     .proto = proto, .ttl = 64, .mf = o->mf,
+						     .tos = o->tos,
 						     .options = o->opts,
 						     .options_len = o->opts_len });
 	} else {
 		pkt_ipv6(b, &(struct pkt_ipv6_opts){ .src = LB6, .dst = o->dst ? o->dst : OURS6,
 						     .next = o->dest_opts ? 0 : proto,
-						     .hop_limit = 64 });
+						     .hop_limit = 64, .tclass = o->tos });
 		if (o->dest_opts) {
 			pkt_ipv6_ext(b, PKT_IP6_DEST, 0);
 			pkt_next(b, proto);
@@ -317,6 +330,52 @@ static void test_malformed_dropped(void **state)
 	run(&enc, XDP_DROP, NULL, FP_DECAP_C_MALFORMED);
 }
 
+/* RFC 6040: an outer CE reaches an ECN-capable inner packet (the IPv4
+ * checksum updated: the expected frame's is computed whole); a Not-ECT
+ * inner packet under CE is dropped; without CE nothing changes. */
+static void test_ecn_ce_carried(void **state)
+{
+	static const struct {
+		int outer;
+		enum inner in;
+		uint8_t outer_tos, in_tos, want_tos;
+		__u32 action;
+		unsigned cause;
+	} cases[] = {
+		{ 4, IN_UDP4, 0x03, 0xb8 | 2, 0xb8 | 3, XDP_PASS, FP_DECAP_C_4IN4 },
+		{ 4, IN_ICMP4, 0x03, 0x01, 0x03, XDP_PASS, FP_DECAP_C_4IN4 },
+		{ 6, IN_TCP6, 0x03, 0x28 | 1, 0x28 | 3, XDP_PASS, FP_DECAP_C_6IN6 },
+		{ 6, IN_UDP4, 0x03, 0x02, 0x03, XDP_PASS, FP_DECAP_C_4IN6 },
+		{ 4, IN_TCP6, 0x03, 0x02, 0x03, XDP_PASS, FP_DECAP_C_6IN4 },
+		{ 4, IN_UDP4, 0x03, 0x03, 0x03, XDP_PASS, FP_DECAP_C_4IN4 },
+		{ 4, IN_UDP4, 0x02, 0x00, 0x00, XDP_PASS, FP_DECAP_C_4IN4 },   /* no CE */
+		{ 6, IN_ICMP6, 0x01, 0x02, 0x02, XDP_PASS, FP_DECAP_C_6IN6 },  /* no CE */
+		{ 4, IN_UDP4, 0x03, 0x00, 0, XDP_DROP, FP_DECAP_C_ECN },
+		{ 6, IN_TCP6, 0x03, 0x00, 0, XDP_DROP, FP_DECAP_C_ECN },
+	};
+	struct pkt in, want, enc;
+
+	NEED_ROOT();
+	add_addr(OURS4);
+	add_addr(OURS6);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		inner_frame_tos(&in, cases[i].in, 1, cases[i].in_tos);
+		inner_frame_tos(&want, cases[i].in, 1, cases[i].want_tos);
+		encap(&enc, &in, 1, &(struct outer){ .ver = cases[i].outer,
+						     .tos = cases[i].outer_tos });
+		run(&enc, cases[i].action, &want, cases[i].cause);
+	}
+	/* every carry of the checksum's incremental update: 256 checksums */
+	for (unsigned id = 0; id < 256; id++) {
+		inner_id = (uint16_t)(id * 257);
+		inner_frame_tos(&in, IN_UDP4, 0, 0x02);
+		inner_frame_tos(&want, IN_UDP4, 0, 0x03);
+		encap(&enc, &in, 0, &(struct outer){ .ver = 4, .tos = 0x03 });
+		run(&enc, XDP_PASS, &want, FP_DECAP_C_4IN4);
+	}
+	inner_id = 77;
+}
+
 static void test_disabled_stage_passes_everything(void **state)
 {
 	struct pkt in, enc;
@@ -367,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_ipv4_options_stripped_whole),
 		cmocka_unit_test(test_not_ours_and_others_untouched),
 		cmocka_unit_test(test_malformed_dropped),
+		cmocka_unit_test(test_ecn_ce_carried),
 		cmocka_unit_test(test_disabled_stage_passes_everything),
 		cmocka_unit_test(test_verifier_headroom),
 	};
