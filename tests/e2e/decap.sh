@@ -9,6 +9,8 @@
 # on the peer), and `decap stats -j` must count each encapsulation.
 # Then `decap unload` leaves no pin and no XDP program, and the same
 # packets are no longer answered (this kernel has no ipip module).
+# Before and around: usage errors exit 2 naming the bad argument, runtime
+# failures (no interface, not loaded, loaded twice) exit 1 and leave no pin.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 PY=python3
@@ -80,10 +82,33 @@ e2e_wait_for "ip netns exec '$be' ss -ltn | grep -q ':80 '" 5 || e2e_fail "the s
 ip netns exec "$lb" ping -c1 -W2 "$BE4" >/dev/null || e2e_fail "no ping $BE4"
 ip netns exec "$lb" ping -6 -c1 -W2 "$BE6" >/dev/null || e2e_fail "no ping $BE6"
 
+# expect CODE ARGS...: fastpath ARGS in the backend; stdout in $T/out, stderr in $T/err
+expect() {
+	local want=$1 rc=0; shift
+	ip netns exec "$be" "$FASTPATH" "$@" >"$T/out" 2>"$T/err" </dev/null || rc=$?
+	if (( rc != want )); then
+		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
+		sed 's/^/    out| /' "$T/out" >&2; sed 's/^/    err| /' "$T/err" >&2
+		fails=$((fails + 1))
+		return 1
+	fi
+}
+expect 2 decap load && check "load without IFACE: usage" grep -q 'expected IFACE' "$T/err"
+expect 2 decap load "$vb" --addr 10.0.0.300 &&
+	check "a bad --addr is named" grep -q "'10.0.0.300' is not an IPv4 or IPv6 address" "$T/err"
+expect 2 decap nosuchverb && check "an unknown verb lists the verbs" grep -q 'load, unload, stats' "$T/err"
+expect 1 decap load nosuchif0 && check "no such interface" grep -q "no interface 'nosuchif0'" "$T/err"
+expect 1 -j decap stats "$vb" && check "stats before a load: a JSON error saying how to load" \
+	grep -q '"error":.*fastpath decap load' "$T/out"
+expect 1 decap unload "$vb" && check "unload before a load says so" grep -q 'not loaded' "$T/err"
+check "the failed commands left no pin" bash -c "[ -z \"\$(find '$FASTPATH_BPFFS' -mindepth 1 -not -name '*.debug')\" ]"
+
 ip netns exec "$be" "$FASTPATH" decap load "$vb" >"$T/load" 2>&1 ||
 	{ cat "$T/load" >&2; e2e_fail "decap load failed"; }
 check "the backend's own addresses are taken" grep -q "$BE4" "$T/load"
 check "an XDP program is attached" bash -c "ip -n '$be' -d link show '$vb' | grep -q 'prog/xdp'"
+expect 1 decap load "$vb" && check "a second load is refused, naming the unload" \
+	grep -q "already loaded on $vb.*fastpath decap unload $vb" "$T/err"
 
 capture "$T/on.pcap"
 ip netns exec "$lb" "$PY" "$T/send.py" 40000 || e2e_fail "scapy could not send"
