@@ -41,12 +41,14 @@ static void test_builtin_table(void **state)
 	assert_string_equal(fp_stage_by_slot(FP_STAGE_FILTER)->name, "filter");
 	assert_true(fp_stage_by_slot(FP_STAGE_DUMP)->tap);
 	assert_non_null(fp_stage_by_slot(FP_STAGE_FILTER)->fused_pin);
+	/* the lb's backend side, last in the chain */
+	assert_string_equal(fp_stage_by_slot(FP_STAGE_DECAP)->name, "decap");
 	assert_null(fp_stage_by_name("nosuch"));
 	assert_null(fp_stage_by_name(NULL));
 }
 
 static const struct fp_stage_ops later = {
-	.name = "later", .slot = 6, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "later", .slot = 5, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 static const struct fp_stage_ops middle = {
 	.name = "middle", .slot = 4, .abi = 1, .meta_pin = "m", .prog_pin = "p",
@@ -60,7 +62,7 @@ static void test_add_refusals_and_order(void **state)
 	int i;
 
 	dup_slot.name = "other";
-	dup_name.slot = 5;
+	dup_name.slot = 3;
 	outside.name = "outside";
 	outside.slot = FP_STAGE_CHAIN; /* the tap's slot is not the chain's */
 	assert_int_equal(fp_stage_table__add(&later), 0);
@@ -79,7 +81,7 @@ static void test_add_refusals_and_order(void **state)
 }
 
 static const struct fp_stage_ops bad_name = {
-	.name = "Bad-Name", .slot = 5, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "Bad-Name", .slot = 3, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 
 static void test_check_names_a_bad_entry(void **state)
