@@ -66,6 +66,11 @@ static int pin_cpu(void)
 
 int lbf_open(struct lb_fixture *f)
 {
+	return lbf_open_sized(f, LBF_CONNS);
+}
+
+int lbf_open_sized(struct lb_fixture *f, unsigned conns)
+{
 	static const char *names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
 	struct fp_ctl ctl = { .enabled = 1u << FP_STAGE_LB };
 	__u32 slot = FP_STAGE_LB, zero = 0;
@@ -89,7 +94,7 @@ int lbf_open(struct lb_fixture *f)
 	f->lb = lb_bpf__open();
 	if (!f->entry || !f->lb)
 		return -1;
-	bpf_map__set_max_entries(f->lb->maps.lb_conns, LBF_CONNS);
+	bpf_map__set_max_entries(f->lb->maps.lb_conns, conns);
 	for (int i = 0; i < 3; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(f->lb->obj, names[i]);
 		struct bpf_map *from = bpf_object__find_map_by_name(f->entry->obj, names[i]);
@@ -130,7 +135,8 @@ int lbf_reset(struct lb_fixture *f)
 {
 	struct fp_lb_meta m = { .abi_version = FP_LB_ABI,
 				.flags = FP_LB_META_SRC4 | FP_LB_META_SRC6,
-				.conns = LBF_CONNS, .src4_len = 24, .src6_len = 112 };
+				.conns = bpf_map__max_entries(f->lb->maps.lb_conns),
+				.src4_len = 24, .src6_len = 112 };
 	struct fp_lb_backend none = { 0 };
 	struct fp_lb_vip_key vk;
 	struct fp_lb_flow key;
@@ -153,7 +159,7 @@ int lbf_reset(struct lb_fixture *f)
 		if (bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_backends), &i, &none, 0))
 			return -errno;
 	fd = bpf_map__fd(f->lb->maps.lb_conns);
-	for (int n = 0; n < 4 * LBF_CONNS && !bpf_map_get_next_key(fd, NULL, &key); n++)
+	for (int n = 0; n < 4 * (int)m.conns && !bpf_map_get_next_key(fd, NULL, &key); n++)
 		bpf_map_delete_elem(fd, &key);
 	return 0;
 }

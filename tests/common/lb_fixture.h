@@ -37,6 +37,9 @@ struct lb_fixture {
 
 /* Namespace, links, objects, slot 2. Root only; -EPERM otherwise. */
 int lbf_open(struct lb_fixture *f);
+/* The same with lb_conns of `conns` entries (per-CPU lists: a process on
+ * one CPU gets conns / CPUs of them), LBF_CONNS by default. */
+int lbf_open_sized(struct lb_fixture *f, unsigned conns);
 void lbf_close(struct lb_fixture *f);
 
 /* Empties VIPs, tables, backends, connections; meta with the sources
