@@ -11,6 +11,9 @@
  *   down the chain untouched; fragments and malformed packets to a VIP:
  *   dropped, each under its counter, never forwarded;
  * - an ICMP error about a VIP flow's reply reaches the flow's backend;
+ * - the chain: a packet not for a VIP reaches the next stage (the tests'
+ *   mark stage in slot 4); a forwarded one, or one passed to the stack
+ *   encapsulated, does not;
  * - the decision offered to the dump: reason, ident, serial;
  * - per-VIP and per-backend statistics.
  */
@@ -31,6 +34,8 @@
 #include "common/lb_frames.h"
 #include "entry.skel.h"
 #include "lb.skel.h"
+#include "mark.skel.h"
+#include "stage/mark.h"
 
 static struct lb_fixture F;
 
@@ -507,6 +512,65 @@ static void test_verdict_and_stats(void **state)
 	assert_int_equal(v.serial, 0);
 }
 
+/* How many packets the mark stage in slot 4 has seen. */
+static uint64_t mark_seen(struct mark_bpf *m)
+{
+	int n = libbpf_num_possible_cpus();
+	struct mark_counts *all = calloc(n, sizeof(*all));
+	uint64_t sum = 0;
+	__u32 zero = 0;
+
+	assert_non_null(all);
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(m->maps.mark_cnt), &zero, all), 0);
+	for (int c = 0; c < n; c++)
+		sum += all[c].in;
+	free(all);
+	return sum;
+}
+
+static void test_chain_after_lb(void **state)
+{
+	static const char *names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
+	struct fp_ctl ctl = { .enabled = 1u << FP_STAGE_LB | 1u << 4 };
+	struct mark_bpf *m;
+	uint16_t next = 33000;
+	__u32 slot = 4, zero = 0;
+	uint64_t seen;
+	struct pkt b;
+	int fd, act;
+
+	three_backends(0, 80);
+	m = mark_bpf__open();
+	assert_non_null(m);
+	m->rodata->slot = 4;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(bpf_map__reuse_fd(bpf_object__find_map_by_name(m->obj, names[i]),
+						   bpf_map__fd(bpf_object__find_map_by_name(
+							   F.entry->obj, names[i]))),
+				 0);
+	assert_int_equal(mark_bpf__load(m), 0);
+	fd = bpf_program__fd(m->progs.fp_mark);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(F.entry->maps.fp_stages), &slot, &fd, 0), 0);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(F.entry->maps.fp_ctl), &zero, &ctl, 0), 0);
+
+	/* not for a VIP: on to slot 4 */
+	seen = mark_seen(m);
+	lbt_frame(&b, CLIENT4, "198.51.100.99", 40000, 80, 6, 0, 64, 20);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, NULL, NULL), XDP_PASS);
+	assert_int_equal(mark_seen(m), seen + 1);
+	/* forwarded (XDP_TX), and passed to the stack encapsulated: the chain ends */
+	assert_int_equal(sent_to(CLIENT4, port_for(BA, &next), 80, &act), BA);
+	assert_int_equal(act, XDP_TX);
+	assert_int_equal(sent_to(CLIENT4, port_for(BC, &next), 80, &act), BC);
+	assert_int_equal(act, XDP_PASS);
+	assert_int_equal(mark_seen(m), seen + 1);
+
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(F.entry->maps.fp_stages), &slot), 0);
+	ctl.enabled = 1u << FP_STAGE_LB;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(F.entry->maps.fp_ctl), &zero, &ctl, 0), 0);
+	mark_bpf__destroy(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_dropped),
 		cmocka_unit_test(test_icmp_error_reaches_flow_backend),
 		cmocka_unit_test(test_verdict_and_stats),
+		cmocka_unit_test(test_chain_after_lb),
 	};
 
 	return cmocka_run_group_tests_name("lb_flows", tests, setup, teardown);
