@@ -173,7 +173,6 @@ static int pin_list(struct fp_filter *f, struct fp_stage_pin *p)
 	p[n++] = (struct fp_stage_pin){ "fp_flt_stats", f->stats_fd };
 	p[n++] = (struct fp_stage_pin){ "fp_flt_lim", f->lim_fd };
 	p[n++] = (struct fp_stage_pin){ "fp_flt_last", f->last_fd };
-	p[n++] = (struct fp_stage_pin){ "fp_flt_qh", bpf_map__fd(f->filter_skel->maps.fp_flt_qh) };
 	for (int i = 0; i < GM_MAX; i++)
 		p[n++] = (struct fp_stage_pin){ fp_gen_map_names[i], f->gen_fd[i] };
 	return n;

@@ -103,15 +103,4 @@ struct {
 	__type(value, struct fp_flt_last);
 } fp_flt_last SEC(".maps");
 
-/* Hashes of every suffix of the current packet's DNS name. */
-struct fp_flt_qh {
-	__u64 h[FP_DNS_LABELS_MAX];
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fp_flt_qh);
-} fp_flt_qh SEC(".maps");
-
 #endif
