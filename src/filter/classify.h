@@ -125,11 +125,17 @@ static __always_inline __u32 flat_key_hit(__u32 gen, __u32 bits, const struct fp
 	return FP_FLT_NO_RULE;
 }
 
-/* A prefix's class in generation gen of fp_flt_addr (0: none). */
+/* A prefix's class in generation gen of fp_flt_addr (0: none); its bit in
+ * fp_flt_abloom first (abi.h). */
 static __always_inline __u32 flat_addr_cls(__u32 gen, __u32 bits, const struct fp_words *k)
 {
-	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
+	__u64 h = fp_flat_hash(k->w0, k->w1, k->w2, k->w3);
+	__u32 mask = (1u << (bits & 31)) - 1, at = h >> ((64 - bits) & 63);
+	__u32 b = h >> (64 - FP_ABLOOM_BITS), wi = gen * FP_ABLOOM_WORDS + (b >> 6);
+	const __u64 *bw = bpf_map_lookup_elem(&fp_flt_abloom, &wi);
 
+	if (!bw || !((*bw >> (b & 63)) & 1))
+		return 0; /* no prefix of the table has this hash */
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
 		__u32 i = (gen << (flat_bits & 31)) + ((at + d) & mask);
 		const __u64 *s = bpf_map_lookup_elem(&fp_flt_addr, &i);
