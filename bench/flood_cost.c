@@ -4,7 +4,7 @@
  * 1, 256, 4,096 or 65,536 distinct flows, each a random source address
  * (IPv4: over the whole space; IPv6: within 2001:db8::/32) and a random
  * source port, so that what a program touches per distinct flow shows as
- * cache misses. Programs: bare XDP_DROP, xdp-filter -f all and -f udp (one
+ * cache misses; and DNS water torture, a new first label per flow. Programs: bare XDP_DROP, xdp-filter -f all and -f udp (one
  * port rule), fastpath with 10 and 10,000 rules (bench/rulegen.h).
  *
  *   build/bench/flood_cost [--repeat N] [--rounds N] [--method tail|frames]
@@ -41,11 +41,12 @@
 static const unsigned flows[] = { 1, 256, 4096, 65536 };
 #define N_FLOWS (sizeof(flows) / sizeof(flows[0]))
 
-enum { K_UDP4, K_UDP6, K_SYN4, N_KINDS };
+enum { K_UDP4, K_UDP6, K_SYN4, K_DNS4, N_KINDS };
 static const char *kind_names[N_KINDS] = {
 	"UDP flood to the rule's port, IPv4 (drop)",
 	"UDP flood to the rule's port, IPv6 /32 (drop)",
 	"TCP SYN flood to port 80, IPv4 (no rule: pass)",
+	"DNS water torture, x7k2q9.victim.example with a new first label per flow (drop)",
 };
 static struct pkt base[N_KINDS];
 
@@ -83,12 +84,28 @@ static void build_packets(void)
 							 .ttl = 64 });
 	pkt_tcp(&base[K_SYN4], 12345, 80, PKT_SYN);
 	pkt_finish(&base[K_SYN4]);
+
+	/* what `fastpath gen --dns x7k2.victim.example --rand-label` sends;
+	 * the flows differ in the first label's six bytes */
+	pkt_init(&base[K_DNS4]);
+	pkt_eth(&base[K_DNS4], 0);
+	pkt_ipv4(&base[K_DNS4], &(struct pkt_ipv4_opts){ .src = "198.18.0.1", .dst = RG_VICTIM,
+							 .ttl = 64 });
+	pkt_udp(&base[K_DNS4], 12345, 53);
+	pkt_dns_query(&base[K_DNS4], "x7k2q9.victim.example", 1);
+	pkt_finish(&base[K_DNS4]);
 }
 
 /* Where the rotator writes: the source address words after the first
- * (IPv4: all of it; IPv6: after the /32) and the source port. */
+ * (IPv4: all of it; IPv6: after the /32) and the source port; for the DNS
+ * torture, the first label's six bytes (a word and a half-word). */
 static unsigned src_off(int k, unsigned *nwords, unsigned *sport_off)
 {
+	if (k == K_DNS4) {
+		*nwords = 1;
+		*sport_off = 14 + 20 + 8 + 12 + 1 + 4;
+		return 14 + 20 + 8 + 12 + 1;
+	}
 	if (k == K_UDP6) {
 		*nwords = 3;
 		*sport_off = 14 + 40;
@@ -435,6 +452,26 @@ int main(int argc, char **argv)
 				printf(" |\n");
 			}
 		}
+	}
+	printf("\nfastpath, DNS water torture / UDP flood (IPv4), paired by round (issue 21's goal: "
+	       "<= 2x at 10,000 rules):\n\n| program |");
+	for (unsigned f = 0; f < N_FLOWS; f++)
+		printf(" %u flow%s |", flows[f], flows[f] > 1 ? "s" : "");
+	printf("\n|---|");
+	for (unsigned f = 0; f < N_FLOWS; f++)
+		printf("---:|");
+	printf("\n");
+	for (int t = T_FP10; t <= T_FP10K; t++) {
+		if (!b.have[t])
+			continue;
+		printf("| %s |", target_names[t]);
+		for (unsigned f = 0; f < N_FLOWS; f++) {
+			double med, lo, hi;
+
+			paired(v[K_DNS4][f][t], v[K_UDP4][f][t], nr, &med, &lo, &hi);
+			printf(" **%.2fx** (%.2f-%.2f) |", med, lo, hi);
+		}
+		printf("\n");
 	}
 	fp_filter__close(fp10);
 	fp_filter__close(fp10k);

@@ -225,13 +225,56 @@ static __always_inline __u64 fp_lower8(__u64 w)
 }
 
 /*
+ * The DNS header at off and the `copied` bytes after it (5..255) straight
+ * from the frame, by 8-byte words, the last one overlapping the one before
+ * (no byte of the copy is left out, none past it written). 1: a query,
+ * copied into pkt->qname; 0: a response or no question; -1: not within the
+ * frame's linear part (then bpf_xdp_load_bytes). Two helper calls cost the
+ * water torture ~10 ns.
+ */
+static __always_inline int dns_read_direct(struct xdp_md *ctx, struct fp_pkt *pkt, __u32 off,
+					   __u32 copied)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u8 *h, *q;
+	__u32 last;
+
+	if (off > FP_PARSE_OFF_MAX || copied < 8 || copied > 255)
+		return -1;
+	h = data + off;
+	if ((void *)(h + 12) > data_end)
+		return -1;
+	if ((h[2] & 0x80) || rd16(h + 4) == 0)
+		return 0; /* a response, or no question */
+	q = h + 12;
+	/* the loop bounds last, a value of its own (not copied), so the
+	 * verifier's states after the loop do not differ by where it ended */
+	last = copied - 8;
+	for (__u32 i = 0; i < 31; i++) {
+		__u8 *w = q + 8 * i;
+
+		if (8 * i >= last)
+			break;
+		if ((void *)(w + 8) > data_end)
+			return -1;
+		*(__u64 *)(pkt->qname + 8 * i) = *(const __u64 *)w;
+	}
+	q += last;
+	if ((void *)(q + 8) > data_end)
+		return -1;
+	*(__u64 *)(pkt->qname + last) = *(const __u64 *)q;
+	return 1;
+}
+
+/*
  * The first question of a DNS query to UDP port 53: copies the name (wire
  * format, A-Z lowered), the offsets of its labels and the qtype into pkt.
  * Any fault (response, no question, pointer, long label, long name, cut
  * short) leaves FP_HAVE_DNS clear. Work is per 8 bytes and per label of the
  * name, not per byte and not per byte copied.
  *
- * Not part of fp_parse: it costs a DNS packet about 55 ns, so a stage calls
+ * Not part of fp_parse: it costs a DNS packet about 25 ns, so a stage calls
  * fp_parse_dns when its terms (qname, qtype) need the question, and the
  * first stage that does parses it for the rest. A global function: the
  * verifier checks it once, on its own, in each stage that calls it.
@@ -240,6 +283,7 @@ __attribute__((noinline)) int fp_parse_dns(struct xdp_md *ctx, struct fp_pkt *pk
 {
 	__u32 off, avail, copied, pos = 0, n;
 	__u8 hdr[12], t[2];
+	int direct;
 
 	if (!ctx || !pkt)
 		return 0;
@@ -250,19 +294,24 @@ __attribute__((noinline)) int fp_parse_dns(struct xdp_md *ctx, struct fp_pkt *pk
 	off = pkt->l4_off + 8;
 	if (off + 12 > pkt->ip_end)
 		return 0;
-	if (bpf_xdp_load_bytes(ctx, off, hdr, sizeof(hdr)))
-		return 0;
-	if ((hdr[2] & 0x80) || rd16(hdr + 4) == 0)
-		return 0; /* a response, or no question */
-	off += 12;
-	avail = pkt->ip_end - off;
+	avail = pkt->ip_end - off - 12;
 	if (avail > 259)
 		avail = 259; /* longest name (255) + qtype + qclass */
 	if (avail < 5)
 		return 0;
 	copied = avail > 255 ? 255 : avail;
-	if (bpf_xdp_load_bytes(ctx, off, pkt->qname, copied))
+	direct = dns_read_direct(ctx, pkt, off, copied);
+	if (!direct)
 		return 0;
+	if (direct < 0) {
+		if (bpf_xdp_load_bytes(ctx, off, hdr, sizeof(hdr)))
+			return 0;
+		if ((hdr[2] & 0x80) || rd16(hdr + 4) == 0)
+			return 0; /* a response, or no question */
+		if (bpf_xdp_load_bytes(ctx, off + 12, pkt->qname, copied))
+			return 0;
+	}
+	off += 12;
 	/* the labels: length bytes (<= 63) are read before any lowering */
 	for (n = 0; n < FP_DNS_LABELS_MAX; n++) {
 		__u8 b;

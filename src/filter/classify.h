@@ -26,6 +26,27 @@ struct fp_cls {
 _Static_assert(sizeof(struct fp_cls) <= sizeof(((struct fp_pkt *)0)->stage),
 	       "struct fp_cls lives in fp_pkt.stage");
 
+/*
+ * Loads of 8 and 4 bytes at any offset of a map value (the parse's name and
+ * addresses in fp_pkt, a node's name). clang-14 turns a __builtin_memcpy
+ * of unknown alignment into eight (four) byte loads and the shifts that
+ * join them: ~20 instructions a word, in every label hashed and every word
+ * of a name compared. The verifier takes unaligned loads from map values
+ * (not from the stack) where the CPU does, as x86 does.
+ */
+typedef __u64 __attribute__((may_alias)) fp_u64_any;
+typedef __u32 __attribute__((may_alias)) fp_u32_any;
+
+static __always_inline __u64 fp_ld64(const __u8 *p)
+{
+	return *(const fp_u64_any *)p;
+}
+
+static __always_inline __u32 fp_ld32(const __u8 *p)
+{
+	return *(const fp_u32_any *)p;
+}
+
 /* Generation gen's class of value index idx (FP_CLS_*), ANDs its mask into *m. */
 static __always_inline __u32 cls_at(__u32 gen, __u32 idx, __u64 *m)
 {
@@ -104,11 +125,17 @@ static __always_inline __u32 flat_key_hit(__u32 gen, __u32 bits, const struct fp
 	return FP_FLT_NO_RULE;
 }
 
-/* A prefix's class in generation gen of fp_flt_addr (0: none). */
+/* A prefix's class in generation gen of fp_flt_addr (0: none); its bit in
+ * fp_flt_abloom first (abi.h). */
 static __always_inline __u32 flat_addr_cls(__u32 gen, __u32 bits, const struct fp_words *k)
 {
-	__u32 mask = (1u << (bits & 31)) - 1, at = flat_home(k, bits);
+	__u64 h = fp_flat_hash(k->w0, k->w1, k->w2, k->w3);
+	__u32 mask = (1u << (bits & 31)) - 1, at = h >> ((64 - bits) & 63);
+	__u32 b = h >> (64 - FP_ABLOOM_BITS), wi = gen * FP_ABLOOM_WORDS + (b >> 6);
+	const __u64 *bw = bpf_map_lookup_elem(&fp_flt_abloom, &wi);
 
+	if (!bw || !((*bw >> (b & 63)) & 1))
+		return 0; /* no prefix of the table has this hash */
 	for (__u32 d = 0; d < FP_FLAT_PROBES; d++) {
 		__u32 i = (gen << (flat_bits & 31)) + ((at + d) & mask);
 		const __u64 *s = bpf_map_lookup_elem(&fp_flt_addr, &i);
@@ -195,7 +222,7 @@ static __always_inline long addr_probe(__u32 unused, void *arg)
 
 		if (wd > 0 && w->tbl < FP_ADDR_SRC6)
 			break;
-		__builtin_memcpy(&a[wd], w->addr + 4 * wd, 4);
+		a[wd] = fp_ld32(w->addr + 4 * wd);
 		a[wd] &= bits >= 32 ? 0xffffffffu : bits ? bpf_htonl(~0u << (32 - bits)) : 0;
 	}
 	/* struct fp_flt_addr_key: tbl, plen, pad, addr[16] */
@@ -291,7 +318,7 @@ static __always_inline __u64 fp_flt_qh_label(const struct fp_pkt *pkt, __u32 off
 		__u64 w;
 
 		if (8 * j < len) {
-			__builtin_memcpy(&w, buf + ((off + 8 * j) & 0xff), 8);
+			w = fp_ld64(buf + ((off + 8 * j) & 0xff));
 			if (len - 8 * j < 8)
 				w &= (1ULL << (8 * (len - 8 * j))) - 1;
 			h = (h ^ w) * FP_QH_PRIME;
@@ -306,29 +333,6 @@ static __always_inline __u32 flt_addr_class(struct fp_pkt *pkt, const struct fp_
 {
 	return addr_class(gen, g, tbl, tbl & 1 ? pkt->dst : pkt->src, m, hit);
 }
-
-struct qh_walk {
-	struct fp_pkt *pkt;
-	struct fp_flt_qh *qh;
-	__u64 h;
-};
-
-/* Label j from the last: the hash so far is the hash of the suffix
- * starting at that label. */
-static __always_inline long qh_one_label(__u32 j, void *arg)
-{
-	struct qh_walk *w = arg;
-	__u32 n = w->pkt->n_labels, k;
-
-	if (j >= n || j >= FP_DNS_LABELS_MAX)
-		return 1;
-	k = (n - 1 - j) & (FP_DNS_LABELS_MAX - 1);
-	w->h = fp_flt_qh_label(w->pkt, w->pkt->label_off[k], w->h);
-	w->qh->h[k] = w->h;
-	return 0;
-}
-
-FP_LATE(qh_one_label)
 
 /* The packet's name from label offset `start` equals the table's name,
  * compared word by word. */
@@ -345,8 +349,8 @@ static __always_inline int fp_flt_qn_equal(const struct fp_pkt *pkt, __u32 start
 
 		if (8 * j >= len)
 			break;
-		__builtin_memcpy(&x, pkt->qname + ((start + 8 * j) & 0xff), 8);
-		__builtin_memcpy(&y, v->name + ((8 * j) & 0xff), 8);
+		x = fp_ld64(pkt->qname + ((start + 8 * j) & 0xff));
+		y = fp_ld64(v->name + ((8 * j) & 0xff));
 		if (len - 8 * j < 8) {
 			__u64 m = (1ULL << (8 * (len - 8 * j))) - 1;
 
@@ -359,86 +363,84 @@ static __always_inline int fp_flt_qn_equal(const struct fp_pkt *pkt, __u32 start
 	return 1;
 }
 
-struct qn_probe {
+/*
+ * The walk over the name's labels from the root: after label k (counted
+ * from the first) the hash is that of the suffix starting at k, which is
+ * probed when some node of that kind (k == 0: exact; later: wildcard) has
+ * that many labels. Each verified hit is deeper than the last, so the last
+ * one is the deepest node the name reaches. One pass, hashes in a register:
+ * hashing every suffix into a per-CPU array and probing them in a second
+ * pass from the deepest cost the water torture ~10 ns more.
+ */
+struct qn_walk {
 	struct fp_pkt *pkt;
-	struct fp_flt_qh *qh;
 	const struct fp_flt_gencfg *g;
+	__u64 h;          /* the hash of the suffix walked so far */
 	__u32 gen;
-	__u32 k0;         /* the first suffix deep enough to probe */
-	__u32 cls;
+	__u32 n;          /* labels of the name, the root included */
+	__u32 cls;        /* the deepest node found so far */
 };
 
-/* Probe suffix k0 + i (suffix 0: the whole name, exact; later ones:
- * wildcards), when a node of that kind and depth exists. */
-static __always_inline long qn_probe_one(__u32 i, void *arg)
+static __always_inline long qn_step(__u32 j, struct qn_walk *w)
 {
-	struct qn_probe *p = arg;
-	struct fp_pkt *pkt = p->pkt;
-	__u32 k = p->k0 + i, n = pkt->n_labels, depth, start, bit, kk, cls, idx;
+	struct fp_pkt *pkt = w->pkt;
+	__u32 n = w->n, k, start, bit, cls, idx;
 	struct fp_flt_qname_val *v;
 	struct fp_words key = { 0 };
 
-	if (k >= n || k >= FP_DNS_LABELS_MAX)
+	if (j >= n || j >= FP_DNS_LABELS_MAX)
 		return 1;
-	depth = n - k;
-	bit = depth < 64 ? depth - 1 : 63;
-	if (!((p->g->qn_depth[k ? 1 : 0] >> (bit & 63)) & 1))
+	k = (n - 1 - j) & (FP_DNS_LABELS_MAX - 1);
+	start = pkt->label_off[k];
+	w->h = fp_flt_qh_label(pkt, start, w->h);
+	bit = j < 63 ? j : 63; /* depth j + 1 */
+	if (!((w->g->qn_depth[k ? 1 : 0] >> bit) & 1))
 		return 0; /* no node of this kind has this many labels */
-	kk = k & (FP_DNS_LABELS_MAX - 1);
-	asm volatile("" : "+r"(kk)); /* keep the mask the verifier needs */
-	kk &= FP_DNS_LABELS_MAX - 1;
 	/* struct fp_flt_qname_key: hash, kind, pad */
-	key.w0 = p->qh->h[kk];
+	key.w0 = w->h;
 	key.w1 = k ? FP_QN_WILD : FP_QN_EXACT;
-	cls = flat_qname_cls(p->gen & 1, p->g->qn_bits, &key);
+	cls = flat_qname_cls(w->gen, w->g->qn_bits, &key);
 	if (!cls)
 		return 0;
-	idx = (p->gen & 1) * FP_CM_QNAME_N + cls;
+	idx = w->gen * FP_CM_QNAME_N + cls;
 	v = bpf_map_lookup_elem(&fp_flt_qnames, &idx);
-	if (!v)
-		return 0;
-	start = pkt->label_off[kk];
-	if (v->len != pkt->qname_len - start)
-		return 0;
-	if (!fp_flt_qn_equal(pkt, start, v))
+	if (!v || v->len != pkt->qname_len - start || !fp_flt_qn_equal(pkt, start, v))
 		return 0; /* a hash collision: keep looking */
-	p->cls = cls;
-	return 1;
+	w->cls = cls;
+	return 0;
 }
 
-FP_LATE(qn_probe_one)
+static long qn_step_late(__u32 j, void *arg)
+{
+	return qn_step(j + FP_FAST, arg);
+}
 
 /*
  * The deepest node of the name tree the packet's name reaches, as a class.
  * Only suffixes as deep as the deepest node are hashed, and only depths
- * some node has are probed.
+ * some node has are probed. The first FP_FAST labels walk a struct that
+ * never leaves registers; a longer walk goes on in bpf_loop with a copy.
  */
 static __always_inline __u32 qname_class(__u32 gen, struct fp_pkt *pkt,
 					 const struct fp_flt_gencfg *g)
 {
-	__u32 zero = 0, n = pkt->n_labels, hn = g->qn_max_depth;
-	struct fp_flt_qh *qh = bpf_map_lookup_elem(&fp_flt_qh, &zero);
-	struct qh_walk w;
-	struct qn_probe p;
+	__u32 n = pkt->n_labels, hn = g->qn_max_depth;
+	struct qn_walk w = { .pkt = pkt, .g = g, .h = FP_QH_SEED, .gen = gen, .n = n };
+	struct qn_walk late;
 
-	if (!qh || !n || !hn)
+	if (!n || !hn)
 		return 0;
 	if (hn > n)
 		hn = n;
-	w.pkt = pkt;
-	w.qh = qh;
-	w.h = FP_QH_SEED;
-	FP_LOOP(hn, qh_one_label, &w);
-	p.pkt = pkt;
-	p.qh = qh;
-	p.g = g;
-	p.gen = gen;
-	p.k0 = n - hn;
-	p.cls = 0;
-	FP_LOOP(hn, qn_probe_one, &p);
-	return p.cls;
+	for (__u32 j = 0; j < FP_FAST && j < hn; j++)
+		qn_step(j, &w);
+	if (hn > FP_FAST) {
+		late = w;
+		bpf_loop(hn - FP_FAST, qn_step_late, &late, 0);
+		return late.cls;
+	}
+	return w.cls;
 }
-
 
 /* The class of the packet's DNS name (0: no rule's pattern reaches it). */
 __attribute__((noinline)) __u32 fp_flt_qname_class(struct fp_pkt *pkt,

@@ -465,6 +465,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->qn_names);
 	free(img->key_slots);
 	free(img->addr_slots);
+	free(img->abloom);
 	free(img->cmask);
 	free(img->pre);
 	free(img->pre_map);

@@ -34,6 +34,7 @@ struct fp_flt_image {
 	struct fp_flt_qname_val *qn_names; /* n_qname + 1, by class: what a hit is checked against */
 	struct fp_flt_key_slot *key_slots; /* 2^cfg.key_bits: the keys as the stage probes them */
 	struct fp_flt_addr_slot *addr_slots; /* 2^cfg.addr_bits */
+	uint64_t *abloom;                  /* FP_ABLOOM_WORDS: the prefixes' bits (abi) */
 	uint64_t *cmask;                   /* FP_CM_ENTRIES tuple masks */
 	struct fp_flt_pre *pre;            /* FP_PRE_ADDRS address prefilter entries, by /16 */
 	struct fp_flt_pre *pre_map;        /* FP_PRE_ENTRIES: the same as the map holds them,

@@ -170,5 +170,16 @@ int build_flat(struct fp_flt_image *img)
 	if (ret)
 		return ret;
 	img->addr_slots = t;
+	img->abloom = calloc(FP_ABLOOM_WORDS, sizeof(*img->abloom));
+	if (!img->abloom)
+		return -ENOMEM;
+	for (size_t i = 0; i < img->n_addr; i++) {
+		uint64_t w[4] = { 0 };
+		uint32_t b;
+
+		memcpy(w, &img->addr[i], sizeof(img->addr[i]));
+		b = (uint32_t)(fp_flat_hash(w[0], w[1], w[2], w[3]) >> (64 - FP_ABLOOM_BITS));
+		img->abloom[b >> 6] |= 1ULL << (b & 63);
+	}
 	return build_flat_qnames(img);
 }

@@ -31,6 +31,7 @@ const char *const fp_gen_map_names[GM_MAX] = {
 	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
 	"fp_flt_qname", "fp_flt_rules", "fp_flt_cnt", "fp_flt_text",
 	"fp_flt_cmask", "fp_flt_pre", "fp_flt_qnames", "fp_flt_cnt_base",
+	"fp_flt_abloom",
 };
 
 /* Entries of one generation in each rule map (the flat tables' from bits). */
@@ -39,6 +40,7 @@ static void set_gen_sizes(struct fp_filter *f, unsigned bits)
 	static const __u32 fixed[GM_MAX] = {
 		1, FP_CLS_ENTRIES, 0, 0, FP_QN_GEN_SLOTS, FP_MAX_RULES, FP_FLT_CNT_ENTRIES,
 		FP_MAX_RULES, FP_CM_ENTRIES, FP_PRE_ENTRIES, FP_CM_QNAME_N, FP_FLT_CNT_ENTRIES,
+		FP_ABLOOM_WORDS,
 	};
 
 	memcpy(f->gen_n, fixed, sizeof(fixed));
@@ -173,7 +175,6 @@ static int pin_list(struct fp_filter *f, struct fp_stage_pin *p)
 	p[n++] = (struct fp_stage_pin){ "fp_flt_stats", f->stats_fd };
 	p[n++] = (struct fp_stage_pin){ "fp_flt_lim", f->lim_fd };
 	p[n++] = (struct fp_stage_pin){ "fp_flt_last", f->last_fd };
-	p[n++] = (struct fp_stage_pin){ "fp_flt_qh", bpf_map__fd(f->filter_skel->maps.fp_flt_qh) };
 	for (int i = 0; i < GM_MAX; i++)
 		p[n++] = (struct fp_stage_pin){ fp_gen_map_names[i], f->gen_fd[i] };
 	return n;

@@ -132,6 +132,9 @@ static int write_gen(struct fp_filter *f, const struct fp_flt_image *img, __u32 
 				img->n_qname + 1, sizeof(struct fp_flt_qname_val),
 				2 * per[GM_QNAMES]);
 	if (!ret)
+		ret = mmap_fill(fd[GM_ABLOOM], gen * per[GM_ABLOOM], img->abloom, FP_ABLOOM_WORDS,
+				sizeof(*img->abloom), 2 * per[GM_ABLOOM]);
+	if (!ret)
 		ret = counters_clear(fd[GM_CNT], gen, img->cfg.n_rules);
 	return ret;
 }

@@ -7,7 +7,7 @@
 
 /* The rule maps (two generations side by side), in one order everywhere. */
 enum fp_gen_map { GM_GCFG, GM_CLS, GM_KEYS, GM_ADDR, GM_QNAME, GM_RULES, GM_CNT, GM_TEXT, GM_CMASK, GM_PRE, GM_QNAMES,
-		   GM_CNT_BASE, GM_MAX };
+		   GM_CNT_BASE, GM_ABLOOM, GM_MAX };
 
 struct fp_filter {
 	struct fp_pipeline *pl;           /* the interface's pipeline (owned) */

@@ -74,6 +74,7 @@ FP_GEN_MAP(fp_flt_cmask, BPF_MAP_TYPE_ARRAY, FP_CM_ENTRIES, sizeof(__u64), BPF_F
 FP_GEN_MAP(fp_flt_pre, BPF_MAP_TYPE_ARRAY, FP_PRE_ENTRIES, sizeof(struct fp_flt_pre),
 	   BPF_F_MMAPABLE);
 
+FP_GEN_MAP(fp_flt_abloom, BPF_MAP_TYPE_ARRAY, FP_ABLOOM_WORDS, sizeof(__u64), BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_qname, BPF_MAP_TYPE_ARRAY, FP_QN_GEN_SLOTS, sizeof(struct fp_flt_qname_slot),
 	   BPF_F_MMAPABLE);
 FP_GEN_MAP(fp_flt_qnames, BPF_MAP_TYPE_ARRAY, FP_CM_QNAME_N, sizeof(struct fp_flt_qname_val),
@@ -102,16 +103,5 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fp_flt_last);
 } fp_flt_last SEC(".maps");
-
-/* Hashes of every suffix of the current packet's DNS name. */
-struct fp_flt_qh {
-	__u64 h[FP_DNS_LABELS_MAX];
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fp_flt_qh);
-} fp_flt_qh SEC(".maps");
 
 #endif

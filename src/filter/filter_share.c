@@ -28,7 +28,7 @@ const char *const fp_share_map_names[FP_SHARE_MAPS] = {
 	"fp_flt_gcfg", "fp_flt_cls", "fp_flt_keys", "fp_flt_addr",
 	"fp_flt_qname", "fp_flt_rules", "fp_flt_cnt", "fp_flt_text",
 	"fp_flt_cmask", "fp_flt_pre", "fp_flt_qnames", "fp_flt_cnt_base",
-	"fp_flt_state", "fp_flt_lim",
+	"fp_flt_abloom", "fp_flt_state", "fp_flt_lim",
 };
 
 int fp_share__check_name(const char *name, char *err, size_t errlen)

@@ -28,6 +28,7 @@ static const char RULES[] =
 	"drop qname *.example.com qtype A id dns-a\n"
 	"drop qname *.example.com id dns-wild\n"
 	"pass qname www.example.org id dns-exact\n"
+	"drop qname ab id dns-8\n"
 	"drop qname *. qtype TXT id dns-any-txt\n"
 	"drop tcp flags syn,!ack dport 80 id syn80\n"
 	"pass tcp dport 80 id web\n"
@@ -73,6 +74,8 @@ static void dns_ptr(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_udp(b, 1000, 53); 
 static void dns_label64(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_udp(b, 1000, 53);
 	pkt_dns(b, &(struct pkt_dns_opts){ .name = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.example.com", .qtype = 1 }); }
 static void dns_no_qtype(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_udp(b, 1000, 53); pkt_dns(b, &(struct pkt_dns_opts){ .name = "x.example.com", .no_qtype = true }); }
+/* name and qtype/qclass in 8 bytes: the parse's copy is one word */
+static void dns_8(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_udp(b, 1000, 53); pkt_dns_query(b, "AB", 1); }
 static void dns_to_5353(struct pkt *b) { pkt_eth(b, 0); V4(); pkt_udp(b, 1000, 5353); pkt_dns_query(b, "x.example.com", 1); }
 static void dns_long(struct pkt *b)
 {
@@ -143,6 +146,7 @@ static const struct row rows[] = {
 	{ "dns name over 255 bytes", dns_long, NULL },
 	{ "dns qtype cut short", dns_no_qtype, NULL },
 	{ "dns to another port", dns_to_5353, NULL },
+	{ "dns name and qtype in 8 bytes", dns_8, "dns-8" },
 	{ "tcp syn,!ack v4", syn80_v4, "syn80" },
 	{ "tcp syn,!ack v6", syn80_v6, "syn80" },
 	{ "tcp syn+ack goes to the next rule", synack80, "web" },
