@@ -38,7 +38,8 @@ struct fp_xsk;
 
 struct fp_xsk_opts {
 	const char *bpffs;     /* pin root; NULL: $FASTPATH_BPFFS or /sys/fs/bpf/fastpath */
-	const char *match;     /* the terms of the rule language (required) */
+	const char *match;     /* the terms of the rule language; NULL: a session
+				* that only transmits (nothing steered, no pipeline) */
 	int queue;             /* an RX queue, or FP_XSK_ALL_QUEUES */
 	bool copy;             /* copy mode even where zero-copy is offered */
 	uint32_t frames;       /* umem frames per queue, half for RX (0: 4096) */
@@ -98,6 +99,8 @@ int fp_xsk__stats(struct fp_xsk *x, struct fp_xsk_stats *s);
 
 unsigned fp_xsk__n_queues(const struct fp_xsk *x);
 unsigned fp_xsk__queue_id(const struct fp_xsk *x, unsigned qi);
+/* The interface's MTU (0: unknown). */
+unsigned fp_xsk__mtu(const struct fp_xsk *x);
 /* Whether the driver gave zero-copy (else copy mode). */
 bool fp_xsk__zerocopy(const struct fp_xsk *x);
 

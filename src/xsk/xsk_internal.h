@@ -36,6 +36,7 @@ struct fp_xsk {
 	struct fp_pipeline *pl;
 	struct fp_steer_fds fds;
 	bool stage_loaded;      /* this session loaded the steer stage */
+	bool tx_only;           /* no terms: nothing steered, no pipeline */
 	bool zerocopy;
 	unsigned n;
 	struct xsk_queue *q;

@@ -194,7 +194,7 @@ int fp_xsk__stats(struct fp_xsk *x, struct fp_xsk_stats *s)
 		s->rx_fill_ring_empty += st.rx_fill_ring_empty_descs;
 		s->rx_invalid_descs += st.rx_invalid_descs;
 		s->tx_invalid_descs += st.tx_invalid_descs;
-		if (!ret && (ret = fp_steer__counts(&x->fds, q->qid, &c)) == 0) {
+		if (!ret && !x->tx_only && (ret = fp_steer__counts(&x->fds, q->qid, &c)) == 0) {
 			s->steered += c.redirected - q->base.redirected;
 			s->no_socket += c.no_socket - q->base.no_socket;
 			s->unmatched += c.unmatched - q->base.unmatched;

@@ -172,7 +172,8 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 
 	*out = NULL;
 	err[0] = 0;
-	ret = parse_match(o->match, &rule, err, errlen);
+	/* no terms: a socket for transmitting only, nothing steered to it */
+	ret = o->match ? parse_match(o->match, &rule, err, errlen) : 0;
 	if (ret)
 		return ret;
 	if (frames < 64 || (frames & (frames - 1))) {
@@ -209,12 +210,14 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	for (unsigned i = 0; i < x->n; i++)
 		x->q[i].qid = o->queue == FP_XSK_ALL_QUEUES ? i : (unsigned)o->queue;
 	po.bpffs = x->bpffs;
-	ret = fp_pipeline__open_or_load(ifname, &po, &x->pl, &created, err, errlen);
-	if (!ret)
+	x->tx_only = !o->match;
+	if (!x->tx_only)
+		ret = fp_pipeline__open_or_load(ifname, &po, &x->pl, &created, err, errlen);
+	if (!ret && !x->tx_only)
 		ret = fp_steer__ensure(x->pl, &x->stage_loaded, err, errlen);
-	if (!ret)
+	if (!ret && !x->tx_only)
 		ret = fp_steer__fds(x->pl, &x->fds, err, errlen);
-	for (unsigned i = 0; i < x->n && !ret; i++) {
+	for (unsigned i = 0; i < x->n && !ret && !x->tx_only; i++) {
 		__u32 pid = queue_owner(x, x->q[i].qid);
 
 		if (pid) {
@@ -225,7 +228,7 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	}
 	for (unsigned i = 0; i < x->n && !ret; i++)
 		ret = queue_open(x, &x->q[i], frames, o->copy, err, errlen);
-	for (unsigned i = 0; i < x->n && !ret; i++) {
+	for (unsigned i = 0; i < x->n && !ret && !x->tx_only; i++) {
 		struct xsk_queue *q = &x->q[i];
 
 		fp_steer__counts(&x->fds, q->qid, &q->base);
@@ -284,9 +287,26 @@ void fp_xsk__close(struct fp_xsk *x)
 		fp_pipeline__remove_stage(x->ifname, x->bpffs, &fp_stage_steer, &gone, NULL, err,
 					  sizeof(err));
 	}
-	fp_pipeline__close(x->pl);
+	if (x->pl)
+		fp_pipeline__close(x->pl);
 	free(x->q);
 	free(x);
+}
+
+unsigned fp_xsk__mtu(const struct fp_xsk *x)
+{
+	char path[128];
+	unsigned mtu = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/mtu", x->ifname);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%u", &mtu) != 1)
+			mtu = 0;
+		fclose(f);
+	}
+	return mtu;
 }
 
 unsigned fp_xsk__n_queues(const struct fp_xsk *x) { return x->n; }

@@ -123,7 +123,7 @@ untouched "$ifv" || e2e_fail "the capture left fastpath on $ifv after it ended"
 
 # ---- 3. a second capture on the same queue is refused ---------------------
 e2e_bg ip netns exec "$nsv" "$FASTPATH" capture "$ifv" --match 'udp dport 9000' \
-	--duration 60 -w "$E2E_TMP/a.pcap" 2>"$E2E_TMP/a.err"
+	--duration 60 --format pcapng -w "$E2E_TMP/a.pcapng" 2>"$E2E_TMP/a.err"
 a=$E2E_BG_PID
 e2e_wait_for "grep -q 'capturing on' '$E2E_TMP/a.err'" 10 || e2e_fail "capture A did not start: $(cat "$E2E_TMP/a.err")"
 cap "$ifv" --match 'udp dport 53' -w "$E2E_TMP/b.pcap" 2>"$E2E_TMP/b.err"; rc=$?
@@ -138,6 +138,8 @@ wait "$a"; rc=$?
 [[ $rc == 0 ]] || e2e_fail "capture A exits $rc on SIGINT: $(cat "$E2E_TMP/a.err")"
 grep -q "^$n received, $n written, 0 lost" "$E2E_TMP/a.err" ||
 	e2e_fail "capture A after B was refused: $(cat "$E2E_TMP/a.err")"
+frame_hex "$E2E_TMP/a.pcapng" >"$E2E_TMP/a.hex"
+cmp -s "$E2E_TMP/sent.hex" "$E2E_TMP/a.hex" || e2e_fail "the pcapng frames differ from those sent"
 untouched "$ifv" || e2e_fail "capture A left fastpath on $ifv"
 
 # ---- 4. kill -9 under traffic: the stack gets the packets within a second --

@@ -4,6 +4,9 @@
   frames OUT.pcap SRC_MAC DST_MAC N [QUEUES]  N distinct UDP frames to 10.0.1.2:9000
                                    (payload "seq K"; sports vary for the
                                    queue hash), written to OUT.pcap
+  oversize OUT.pcap SRC_MAC DST_MAC   3 frames, the third 1614 bytes (MTU 1500 + 114)
+  rawlink OUT.pcap                 one IPv4 packet in a pcap of link type RAW (101)
+  span IN.pcap                     "N SECONDS": frames, and the first to last timestamp
   send IFACE IN.pcap INTERVAL      sends the frames of IN.pcap out of IFACE in order
   tcp-server PORT OUT              accepts one connection, reads it to the end,
                                    writes "BYTES SHA256" to OUT
@@ -26,6 +29,23 @@ def frames(out, src_mac, dst_mac, n):
             UDP(sport=40000 + k, dport=9000) / Raw(b"seq %06d " % k + bytes(range(k % 200)))
             for k in range(n)]
     wrpcap(out, pkts)
+
+
+def oversize(out, src_mac, dst_mac):
+    from scapy.all import Ether, IP, UDP, Raw, wrpcap
+    base = Ether(src=src_mac, dst=dst_mac) / IP(src="10.0.1.1", dst="10.0.1.2") / UDP(dport=9000)
+    wrpcap(out, [base / Raw(b"a"), base / Raw(b"b"), base / Raw(b"x" * 1572)])
+
+
+def rawlink(out):
+    from scapy.all import IP, UDP, wrpcap
+    wrpcap(out, [IP(src="10.0.1.1", dst="10.0.1.2") / UDP(dport=9000)], linktype=101)
+
+
+def span(pcap):
+    from scapy.all import rdpcap
+    p = rdpcap(pcap)
+    print(len(p), float(p[-1].time - p[0].time) if p else 0.0)
 
 
 def send(iface, pcap, interval):
@@ -113,6 +133,12 @@ if __name__ == "__main__":
     cmd, a = sys.argv[1], sys.argv[2:]
     if cmd == "frames":
         frames(a[0], a[1], a[2], int(a[3]))
+    elif cmd == "oversize":
+        oversize(a[0], a[1], a[2])
+    elif cmd == "rawlink":
+        rawlink(a[0])
+    elif cmd == "span":
+        span(a[0])
     elif cmd == "send":
         send(a[0], a[1], float(a[2]))
     elif cmd == "tcp-server":
