@@ -89,8 +89,8 @@ _fastpath() {
 			COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) || COMPREPLY=($(compgen -f -- "$cur")) ;;
 		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 		esac ;;
-	dump|stats|gen|capture|inject)
-		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen || $obj == capture || $obj == inject ]] && all || loaded)" -- "$cur")) ;;
+	dump|stats|gen|capture|inject|forward)
+		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen || $obj == capture || $obj == inject || $obj == forward ]] && all || loaded)" -- "$cur")) ;;
 	status)
 		COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 	esac
