@@ -7,6 +7,7 @@
   oversize OUT.pcap SRC_MAC DST_MAC   3 frames, the third 1614 bytes (MTU 1500 + 114)
   rawlink OUT.pcap                 one IPv4 packet in a pcap of link type RAW (101)
   span IN.pcap                     "N SECONDS": frames, and the first to last timestamp
+  dnsframes OUT.pcap SRC_MAC DST_MAC NAME,...   a DNS query (type A) for each name
   send IFACE IN.pcap INTERVAL      sends the frames of IN.pcap out of IFACE in order
   tcp-server PORT OUT              accepts one connection, reads it to the end,
                                    writes "BYTES SHA256" to OUT
@@ -40,6 +41,13 @@ def oversize(out, src_mac, dst_mac):
 def rawlink(out):
     from scapy.all import IP, UDP, wrpcap
     wrpcap(out, [IP(src="10.0.1.1", dst="10.0.1.2") / UDP(dport=9000)], linktype=101)
+
+
+def dnsframes(out, src_mac, dst_mac, names):
+    from scapy.all import Ether, IP, UDP, DNS, DNSQR, wrpcap
+    wrpcap(out, [Ether(src=src_mac, dst=dst_mac) / IP(src="10.0.1.1", dst="10.0.1.2") /
+                 UDP(sport=33000 + k, dport=53) / DNS(id=k, rd=1, qd=DNSQR(qname=n))
+                 for k, n in enumerate(names.split(","))])
 
 
 def span(pcap):
@@ -137,6 +145,8 @@ if __name__ == "__main__":
         oversize(a[0], a[1], a[2])
     elif cmd == "rawlink":
         rawlink(a[0])
+    elif cmd == "dnsframes":
+        dnsframes(a[0], a[1], a[2], a[3])
     elif cmd == "span":
         span(a[0])
     elif cmd == "send":
