@@ -74,11 +74,14 @@ void fp_xsk__rx_release(struct fp_xsk *x);
 typedef int (*fp_xsk_rx_fn)(void *ctx, const struct fp_xsk_pkt *p);
 int fp_xsk__rx(struct fp_xsk *x, int timeout_ms, unsigned max, fp_xsk_rx_fn fn, void *ctx);
 
-/* Queues a frame for transmission on the session's socket of queue index
- * qi (0 .. fp_xsk__n_queues - 1) and kicks the kernel; -EAGAIN when the
- * TX ring or frames are all in use (call again), -EMSGSIZE when the frame
- * does not fit one umem frame. */
+/* Queues a frame (copied into a TX frame) for transmission on the
+ * session's socket of queue index qi (0 .. fp_xsk__n_queues - 1); the
+ * kernel is kicked every 32 frames, when the ring is full, and by
+ * fp_xsk__tx_flush. -EAGAIN when the TX ring or frames are all in use
+ * (call again), -EMSGSIZE when the frame does not fit one umem frame. */
 int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len);
+/* Kicks the kernel to send what is queued (after a batch, or a paced frame). */
+int fp_xsk__tx_flush(struct fp_xsk *x);
 /* Frames sent so far that the kernel has not completed yet. */
 unsigned fp_xsk__tx_pending(struct fp_xsk *x);
 

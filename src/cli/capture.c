@@ -301,7 +301,7 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 						       : cli_fail(cli, "%s", err);
 		goto out;
 	}
-	if (!out_is_json() || fh == stdout) {
+	{ /* on stderr in every mode: scripts wait for it */
 		if (o.queue == FP_XSK_ALL_QUEUES)
 			fprintf(stderr, "capturing on %s, %u queues (%s)\n", ifname,
 				fp_xsk__n_queues(x), fp_xsk__zerocopy(x) ? "zero-copy" : "copy mode");

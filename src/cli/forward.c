@@ -186,6 +186,7 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 			else
 				queued++;
 		}
+		fp_xsk__tx_flush(same ? in : out); /* the batch goes now */
 		fp_xsk__rx_release(in);
 	}
 	for (end = now_s() + 2; fp_xsk__tx_pending(same ? in : out) && now_s() < end;)

@@ -230,7 +230,10 @@ static int inject_run(struct cli *cli, int argc, char **argv)
 			queued++;
 			tlast = now_s();
 		}
+		if (pps)
+			fp_xsk__tx_flush(x); /* a paced frame goes now */
 	}
+	fp_xsk__tx_flush(x);
 	/* what is queued goes out within milliseconds: wait for it (bounded) */
 	for (double end = now_s() + 2; fp_xsk__tx_pending(x) && now_s() < end;)
 		;

@@ -25,6 +25,7 @@ struct xsk_queue {
 	__u32 rx_frames;
 	__u64 *free_tx;        /* TX frame addresses not in flight */
 	__u32 n_free_tx, tx_inflight;
+	__u32 unkicked;        /* TX frames queued since the last kick */
 	__u32 peeked, peek_idx; /* RX descriptors handed out, not yet released */
 	bool in_map, cfg_set;
 	struct fp_steer_counts base; /* the stage's counts when the session opened */

@@ -132,6 +132,15 @@ static void reclaim(struct fp_xsk *x, struct xsk_queue *q)
 	}
 }
 
+static int kick(struct xsk_queue *q)
+{
+	q->unkicked = 0;
+	if (sendto(xsk_socket__fd(q->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+		return -errno;
+	return 0;
+}
+
 int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len)
 {
 	struct xsk_queue *q;
@@ -145,7 +154,7 @@ int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len)
 		return -EMSGSIZE;
 	reclaim(x, q);
 	if (!q->n_free_tx || xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
-		sendto(xsk_socket__fd(q->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0);
+		kick(q);
 		return -EAGAIN;
 	}
 	d = xsk_ring_prod__tx_desc(&q->tx, idx);
@@ -155,11 +164,20 @@ int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len)
 	memcpy(xsk_umem__get_data(q->area, d->addr), data, len);
 	xsk_ring_prod__submit(&q->tx, 1);
 	q->tx_inflight++;
-	/* copy mode sends only when kicked */
-	if (sendto(xsk_socket__fd(q->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
-	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
-		return -errno;
+	/* copy mode sends only when kicked, at most 32 frames a kick */
+	if (++q->unkicked >= 32)
+		return kick(q);
 	return 0;
+}
+
+int fp_xsk__tx_flush(struct fp_xsk *x)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < x->n; i++)
+		if (x->q[i].unkicked && !ret)
+			ret = kick(&x->q[i]);
+	return ret;
 }
 
 unsigned fp_xsk__tx_pending(struct fp_xsk *x)
@@ -169,7 +187,7 @@ unsigned fp_xsk__tx_pending(struct fp_xsk *x)
 	for (unsigned i = 0; i < x->n; i++) {
 		reclaim(x, &x->q[i]);
 		if (x->q[i].tx_inflight)
-			sendto(xsk_socket__fd(x->q[i].xsk), NULL, 0, MSG_DONTWAIT, NULL, 0);
+			kick(&x->q[i]);
 		n += x->q[i].tx_inflight;
 	}
 	return n;
