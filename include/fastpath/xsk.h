@@ -107,6 +107,12 @@ unsigned fp_xsk__mtu(const struct fp_xsk *x);
 /* Whether the driver gave zero-copy (else copy mode). */
 bool fp_xsk__zerocopy(const struct fp_xsk *x);
 
+/* Stops steering: the session's sockets leave the stage's map, so the
+ * matching packets go on to the stack (counted no_socket); what the RX
+ * rings already hold can still be received. For a clean end: stop, take
+ * the rest, read the statistics, close. */
+void fp_xsk__stop(struct fp_xsk *x);
+
 /* Stops steering (the map entries and terms of its queues go first),
  * closes the sockets, and removes the steer stage if this session loaded
  * it and no other capture runs. NULL-safe. */

@@ -330,9 +330,11 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 		if (duration && ms_since(&t0, &t) >= duration * 1000)
 			break;
 	}
-	/* what the rings still hold after the last batch is counted, not lost */
-	while (!k.err && !(k.limit && k.written >= k.limit) &&
-	       (n = fp_xsk__rx(x, 0, CAP_BATCH, cap_write, &k)) > 0)
+	/* no more steering, then what the rings still hold: written, or past
+	 * --count, never lost (bounded: the rings hold at most that much) */
+	fp_xsk__stop(x);
+	for (unsigned i = 0; i < 4096 * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
+			     (n = fp_xsk__rx(x, 0, CAP_BATCH, cap_write, &k)) > 0; i++)
 		;
 	fp_xsk__stats(x, &s);
 	zerocopy = fp_xsk__zerocopy(x);

@@ -250,6 +250,17 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	return 0;
 }
 
+void fp_xsk__stop(struct fp_xsk *x)
+{
+	for (unsigned i = 0; x && i < x->n; i++) {
+		struct xsk_queue *q = &x->q[i];
+
+		if (q->in_map)
+			bpf_map_delete_elem(x->fds.xsk_fd, &q->qid);
+		q->in_map = false;
+	}
+}
+
 void fp_xsk__close(struct fp_xsk *x)
 {
 	bool remove;
@@ -257,14 +268,13 @@ void fp_xsk__close(struct fp_xsk *x)
 	if (!x)
 		return;
 	/* the reverse of open: the redirect, the terms, then the sockets */
+	fp_xsk__stop(x);
 	for (unsigned i = 0; i < x->n; i++) {
 		struct xsk_queue *q = &x->q[i];
 
-		if (q->in_map)
-			bpf_map_delete_elem(x->fds.xsk_fd, &q->qid);
 		if (q->cfg_set)
 			fp_steer__clear(&x->fds, q->qid);
-		q->in_map = q->cfg_set = false;
+		q->cfg_set = false;
 	}
 	remove = x->stage_loaded && x->fds.cfg_fd >= 0 && !others_run(x);
 	for (unsigned i = 0; i < x->n; i++) {

@@ -142,6 +142,21 @@ frame_hex "$E2E_TMP/a.pcapng" >"$E2E_TMP/a.hex"
 cmp -s "$E2E_TMP/sent.hex" "$E2E_TMP/a.hex" || e2e_fail "the pcapng frames differ from those sent"
 untouched "$ifv" || e2e_fail "capture A left fastpath on $ifv"
 
+# --count under a burst: what the rings held past the 50th is counted past
+# --count, never lost
+e2e_bg ip netns exec "$nsv" "$FASTPATH" -j capture "$ifv" --match 'udp dport 9000' --count 50 \
+	--duration 30 -w "$E2E_TMP/n.pcap" >"$E2E_TMP/n.json" 2>"$E2E_TMP/n.err"
+nc=$E2E_BG_PID
+e2e_wait_for "grep -q 'capturing on' '$E2E_TMP/n.err'" 10 || e2e_fail "capture N did not start: $(cat "$E2E_TMP/n.err")"
+ip netns exec "$nsa" "$FASTPATH" gen "$ifa" --dst-mac "$macv" --udp 9000 --count 20000 \
+	--pps 400000 >/dev/null || e2e_fail "gen"
+e2e_wait_for "! kill -0 $nc" 10 || e2e_fail "capture --count 50 did not end"
+wait "$nc" || e2e_fail "capture --count 50 failed: $(cat "$E2E_TMP/n.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["written"] == 50 and d["lost"] == 0 and d["received"] == 50 + d["past_count"], d' "$E2E_TMP/n.json" ||
+	e2e_fail "capture --count 50 under a burst: $(cat "$E2E_TMP/n.json")"
+untouched "$ifv" || e2e_fail "capture N left fastpath on $ifv"
+
 # ---- 4. kill -9 under traffic: the stack gets the packets within a second --
 e2e_bg ip netns exec "$nsv" "$PY" "$tools" udp-listen 9000 "$E2E_TMP/heard" 60
 e2e_wait_for "[[ -s '$E2E_TMP/heard' ]]" 5 || e2e_fail "no UDP listener"
@@ -172,6 +187,9 @@ ip netns exec "$nsv" "$FASTPATH" capture "$ifv" --match 'udp dport 9000' --count
 	>"$E2E_TMP/s.txt" 2>/dev/null
 [[ $(grep -c '^9000$' "$E2E_TMP/s.txt") == 20 ]] ||
 	e2e_fail "-w - after the kill: $(wc -l <"$E2E_TMP/s.txt") packets; $(cat "$E2E_TMP/s.err")"
+# it ended under traffic: what was steered after its 20th is past --count, not lost
+grep -qE '^[0-9]+ received, 20 written, 0 lost .*' "$E2E_TMP/s.err" ||
+	e2e_fail "-w - --count 20 under traffic: $(cat "$E2E_TMP/s.err")"
 touch "$E2E_TMP/stop"
 # the killed capture's stage stays (passing everything) until unloaded
 ip netns exec "$nsv" "$FASTPATH" pipeline unload "$ifv" >/dev/null || e2e_fail "pipeline unload"
