@@ -12,7 +12,7 @@ set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FASTPATH:-$REPO/build/fastpath}
-TOTAL=2000000 ROUNDS=3 OUT=
+TOTAL=500000 ROUNDS=3 OUT=
 while getopts "n:r:o:" c; do
 	case $c in
 	n) TOTAL=$OPTARG ;; r) ROUNDS=$OPTARG ;; o) OUT=$OPTARG ;;
