@@ -331,10 +331,12 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 			break;
 	}
 	/* no more steering, then what the rings still hold: written, or past
-	 * --count, never lost (bounded: the rings hold at most that much) */
+	 * --count, never lost (bounded: the rings hold at most that much). A
+	 * packet redirected just before the stop reaches its ring at the end
+	 * of that NAPI poll: the drain ends only after 20 ms bring nothing. */
 	fp_xsk__stop(x);
-	for (unsigned i = 0; i < 4096 * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
-			     (n = fp_xsk__rx(x, 0, CAP_BATCH, cap_write, &k)) > 0; i++)
+	for (unsigned i = 0; i < 2 * 4096 * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
+			     (n = fp_xsk__rx(x, 20, CAP_BATCH, cap_write, &k)) > 0; i++)
 		;
 	fp_xsk__stats(x, &s);
 	zerocopy = fp_xsk__zerocopy(x);
