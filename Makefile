@@ -18,7 +18,7 @@ ARCH_INC  := /usr/include/$(shell uname -m)-linux-gnu
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation \
              -Iinclude -Isrc -I$(BUILD)/skel -D_GNU_SOURCE
-LDLIBS    += -lbpf -lelf -lz -lpcap -ljansson -lmicrohttpd -lm -lpthread
+LDLIBS    += -lxdp -lbpf -lelf -lz -lpcap -ljansson -lmicrohttpd -lm -lpthread
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Iinclude -Ibpf/lib -Isrc \
               -Wall -Wno-unused-function -Wno-compare-distinct-pointer-types
 
@@ -48,7 +48,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
 DEPS_STAMP := $(BUILD)/.deps-build
 
-.PHONY: all deps test unit bpftest e2e fuzz-smoke fuzz bench demo install clean tests-build
+.PHONY: all deps test unit bpftest e2e fuzz-smoke fuzz bench demo install clean tests-build examples
 all: $(BUILD)/fastpath
 
 # Installs what a fresh machine lacks for each job, and only that: building
@@ -87,6 +87,14 @@ $(BUILD)/libfastpath.a: $(LIB_OBJS)
 $(BUILD)/fastpath: $(CLI_OBJS) $(BUILD)/libfastpath.a
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfastpath.a $(LDLIBS)
 
+# Examples of the C API (examples/*.c), against libfastpath.a and the
+# public headers only.
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libfastpath.a $(wildcard include/fastpath/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libfastpath.a $(LDLIBS)
+examples: $(EXAMPLE_BINS)
+
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/common/%.o: tests/common/%.c $(HDRS) $(wildcard tests/common/*.h) $(SKELS) | $(DEPS_STAMP) $(BUILD)/.deps-test
 	@mkdir -p $(dir $@)
@@ -120,7 +128,7 @@ $(BUILD)/tests/fastpath-test: $(CLI_OBJS) $(BUILD)/tests/stage/mark_stage.o $(BU
 
 .SECONDARY: $(TCOMMON_OBJS) $(BPF_OBJS) $(SKELS) $(TSTAGE_OBJS) $(TSTAGE_SKELS)
 
-tests-build: $(BUILD)/fastpath $(BUILD)/tests/fastpath-test $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS)
+tests-build: $(BUILD)/fastpath $(BUILD)/tests/fastpath-test $(UNIT_BINS) $(BPFT_BINS) $(FUZZ_BINS) $(EXAMPLE_BINS)
 
 test: tests-build $(BUILD)/.deps-test
 	@bash tests/run.sh

@@ -129,7 +129,7 @@ splice() {
 
 # want SECTION: whether this run does SECTION (ONLY unset: all of them).
 want() { [[ -z ${ONLY:-} || $ONLY == "$1" ]]; }
-case ${ONLY:-} in ''|filter|pipeline|dump|lb) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump or lb" >&2; exit 2 ;; esac
+case ${ONLY:-} in ""|filter|pipeline|dump|lb|capture) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump, lb or capture" >&2; exit 2 ;; esac
 
 if want filter; then
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -409,4 +409,40 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/lbsection.md"
 splice lb-cost "$TMP/lbsection.md"
 log "wrote $DOC (lb section)"
+# ---- capture bench (issue 18): `bench/capture_rate.sh` (zero-loss capture
+# rate: fastpath capture, tcpdump, tcpdump -B, fastpath dump, xdpdump) and
+# `bench/inject_rate.sh` (fastpath inject vs tcpreplay --topspeed), written
+# between the capture-bench markers of $DOC. ONLY=capture runs it alone.
+if want capture; then
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "capture_rate (window $WINDOW s)"
+bash bench/capture_rate.sh -w "$WINDOW" -o "$TMP/crate.md" >/dev/null || exit 1
+cat "$TMP/crate.md"
+log "inject_rate"
+bash bench/inject_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/irate.md" >/dev/null || exit 1
+cat "$TMP/irate.md"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- capture-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
+	echo "## Capture and inject (issue 18)"
+	echo
+	made_by
+	echo
+	echo "### Zero-loss capture rate (packets/s written to a pcap on tmpfs)"
+	echo
+	echo "The dump section's method and lab (bench/dump_rate.sh): generator on CPU0, the receiver's"
+	echo "NAPI kthread and the tool on CPU1. \`fastpath capture\` takes the flood through the steer"
+	echo "stage into an AF_XDP socket (copy mode: veth has no zero-copy); tcpdump reads it through"
+	echo "AF_PACKET with its default ring and with \`-B 262144\`. Goals: capture at least 3x"
+	echo "tcpdump's zero-loss rate and above \`fastpath dump\`'s."
+	echo
+	cat "$TMP/crate.md"
+	echo
+	echo "### Injection rate"
+	echo
+	cat "$TMP/irate.md"
+	echo "<!-- capture-bench:end -->"
+} >"$TMP/csection.md"
+splice capture-bench "$TMP/csection.md"
+log "wrote $DOC (capture section)"
 fi

@@ -102,8 +102,8 @@ _fastpath() {
 			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
 		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 		esac ;;
-	dump|stats|gen)
-		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen ]] && all || loaded)" -- "$cur")) ;;
+	dump|stats|gen|capture|inject|forward)
+		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen || $obj == capture || $obj == inject || $obj == forward ]] && all || loaded)" -- "$cur")) ;;
 	status)
 		COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 	esac

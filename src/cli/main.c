@@ -28,6 +28,9 @@ extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((w
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
 extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_decap(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_capture(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_inject(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_forward(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
 	const char *name;
@@ -45,6 +48,9 @@ static const struct cli_object objects[] = {
 	{ "gen",      "traffic generator (BPF_PROG_TEST_RUN live frames)", cmd_gen,      NULL },
 	{ "bpfgen",   "classic BPF generator (Cloudflare bpfgen's CLI)",   NULL,         cmd_bpfgen },
 	{ "dump",     "sampled packets to pcapng",                         cmd_dump,     NULL },
+	{ "capture",  "take matching packets from the stack into AF_XDP, to pcap", cmd_capture, NULL },
+	{ "inject",   "send a pcap out through AF_XDP TX",                 cmd_inject,   NULL },
+	{ "forward",  "forward matching packets between interfaces via AF_XDP", cmd_forward, NULL },
 	{ "stats",    "per-stage and per-rule counters",                   cmd_stats,    NULL },
 	{ "status",   "interfaces with fastpath loaded",                   cmd_status,   NULL },
 	{ "exporter", "Prometheus exporter",                               cmd_exporter, NULL },

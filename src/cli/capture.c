@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `fastpath capture IFACE --match TERMS -w FILE|-`: the packets the terms
+ * match are taken away from the kernel's stack into AF_XDP sockets (the
+ * steer stage, src/xsk) and written to pcap or pcapng in batches; every
+ * other packet goes on to the stack. Ends on SIGINT, SIGTERM, SIGHUP,
+ * --count, --duration or its reader going away, then reports received,
+ * written, lost (with the socket's causes) and passed on (no socket).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/stat.h>
+#include <pcap/pcap.h>
+
+#include <fastpath/xsk.h>
+#include "cli/cli.h"
+#include "dump/pcapng.h"
+#include "rules/rule.h"
+
+#define CAP_BUF      (256 * 1024) /* FILE buffer of -w FILE */
+#define CAP_FLUSH_MS 100          /* a file lags at most this (and a buffer) */
+#define CAP_BATCH    64
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+struct cap_out {
+	pcap_t *dead;
+	pcap_dumper_t *pd;          /* --format pcap */
+	struct fp_pcapng *ng;       /* --format pcapng */
+	int ifx;
+	uint32_t snaplen;
+	uint64_t written, past, limit;
+	int err;
+};
+
+static int cap_write(void *ctx, const struct fp_xsk_pkt *p)
+{
+	struct cap_out *k = ctx;
+	uint32_t cap = p->len < k->snaplen ? p->len : k->snaplen;
+
+	if (k->limit && k->written >= k->limit) {
+		k->past++; /* taken from the stack in the last batch, past --count */
+		return 0;
+	}
+	if (k->pd) {
+		struct pcap_pkthdr h = {
+			.ts = { .tv_sec = p->ts_ns / 1000000000ull,
+				.tv_usec = p->ts_ns % 1000000000ull }, /* ns precision */
+			.caplen = cap, .len = p->len,
+		};
+
+		pcap_dump((u_char *)k->pd, &h, p->data);
+	} else {
+		int ret = fp_pcapng__write_packet(k->ng, k->ifx, p->ts_ns, p->data, cap, p->len,
+						  FP_PCAPNG_NO_VERDICT, NULL);
+
+		if (ret) {
+			k->err = ret;
+			return 1;
+		}
+	}
+	k->written++;
+	return 0;
+}
+
+static int cap_flush(struct cap_out *k)
+{
+	if (k->pd)
+		return pcap_dump_flush(k->pd) ? -EIO : 0;
+	return fp_pcapng__flush(k->ng);
+}
+
+static bool reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+static int parse_u64(const char *s, uint64_t *v, uint64_t max)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || !*s || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static uint64_t ms_since(const struct timespec *a, const struct timespec *b)
+{
+	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000);
+}
+
+static int open_out(struct cap_out *k, FILE *fh, bool ng, const char *ifname)
+{
+	if (!ng) {
+		k->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, k->snaplen,
+							       PCAP_TSTAMP_PRECISION_NANO);
+		k->pd = k->dead ? pcap_dump_fopen(k->dead, fh) : NULL;
+		if (!k->pd)
+			return -EIO;
+		return pcap_dump_flush(k->pd) ? -EIO : 0; /* the header at once */
+	}
+	int ret = fp_pcapng__open(fh, &(struct fp_pcapng_opts){ .flush = fh == stdout,
+								.flush_at = CAP_BUF }, &k->ng);
+	if (!ret)
+		ret = k->ifx = fp_pcapng__add_interface(k->ng, ifname, FP_PCAPNG_LINKTYPE_ETHERNET,
+							k->snaplen);
+	if (ret >= 0)
+		ret = fp_pcapng__flush(k->ng);
+	return ret < 0 ? ret : 0;
+}
+
+static int close_out(struct cap_out *k)
+{
+	int ret = 0;
+
+	if (k->pd) {
+		ret = pcap_dump_flush(k->pd) ? -EIO : 0;
+		/* pcap_dump_close would fclose the caller's FILE: the caller does */
+		k->pd = NULL;
+	}
+	if (k->ng) {
+		ret = fp_pcapng__close(k->ng);
+		k->ng = NULL;
+	}
+	if (k->dead)
+		pcap_close(k->dead);
+	k->dead = NULL;
+	return ret;
+}
+
+static void report(const char *ifname, const char *path, bool zerocopy,
+		   const struct fp_xsk_stats *s, const struct cap_out *k, bool to_stderr)
+{
+	uint64_t lost = s->steered > s->received ? s->steered - s->received : 0;
+
+	if (to_stderr) {
+		fprintf(stderr, "%llu received, %llu written, %llu lost (rx ring full %llu, "
+			"dropped %llu, fill ring empty %llu), %llu passed on with no socket",
+			(unsigned long long)s->received, (unsigned long long)k->written,
+			(unsigned long long)lost, (unsigned long long)s->rx_ring_full,
+			(unsigned long long)s->rx_dropped, (unsigned long long)s->rx_fill_ring_empty,
+			(unsigned long long)s->no_socket);
+		if (k->past)
+			fprintf(stderr, ", %llu past --count", (unsigned long long)k->past);
+		fputc('\n', stderr);
+		return;
+	}
+	out_obj_begin();
+	out_str("iface", ifname);
+	out_str("file", path);
+	out_str("mode", zerocopy ? "zero-copy" : "copy");
+	out_u64("received", s->received);
+	out_u64("written", k->written);
+	out_u64("lost", lost);
+	out_u64("rx_ring_full", s->rx_ring_full);
+	out_u64("rx_dropped", s->rx_dropped);
+	out_u64("rx_fill_ring_empty", s->rx_fill_ring_empty);
+	out_u64("passed_no_socket", s->no_socket);
+	out_u64("unmatched", s->unmatched);
+	out_u64("past_count", k->past);
+	out_obj_end();
+}
+
+static int capture_run(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "write", required_argument, NULL, 'w' }, { "match", required_argument, NULL, 'm' },
+		{ "queue", required_argument, NULL, 'q' }, { "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' }, { "snaplen", required_argument, NULL, 'S' },
+		{ "format", required_argument, NULL, 'f' }, { "copy", no_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fp_xsk_opts o = { .bpffs = cli->bpffs, .queue = 0 };
+	struct cap_out k = { .snaplen = 65535 };
+	struct fp_xsk_stats s;
+	struct fp_xsk *x = NULL;
+	const char *path = NULL, *ifname;
+	struct timespec t0, t, flushed;
+	struct sigaction sa = { .sa_handler = on_signal };
+	uint64_t v, duration = 0;
+	bool ng = false, pipe_out, gone = false, zerocopy;
+	FILE *fh = NULL;
+	struct stat sb;
+	char err[512];
+	int c, n, ret;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (optarg[0] == '-' && optarg[1])
+				return cli_usage(cli, "-w '%s': give FILE (./%s for a file of that name) "
+						 "or - for stdout", optarg, optarg);
+			path = optarg;
+			break;
+		case 'm': {
+			struct fp_diags dg = { 0 };
+			struct fp_rule r;
+			char text[1024];
+
+			snprintf(text, sizeof(text), "pass %s", optarg);
+			if (fp_rule__parse(text, 1, &r, &dg)) {
+				ret = cli_usage(cli, "--match: column %u: %s",
+						dg.n && dg.v[0].col > 5 ? dg.v[0].col - 5 : 1,
+						dg.n ? dg.v[0].msg : "bad terms");
+				fp_diags__free(&dg);
+				return ret;
+			}
+			fp_diags__free(&dg);
+			o.match = optarg;
+			break;
+		}
+		case 'q':
+			if (!strcmp(optarg, "all"))
+				o.queue = FP_XSK_ALL_QUEUES;
+			else if (parse_u64(optarg, &v, INT32_MAX))
+				return cli_usage(cli, "--queue takes a queue number or all, not '%s'",
+						 optarg);
+			else
+				o.queue = (int)v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &k.limit, UINT64_MAX) || !k.limit)
+				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
+			break;
+		case 'd':
+			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
+				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
+			break;
+		case 'S':
+			if (parse_u64(optarg, &v, 65535) || v < 14)
+				return cli_usage(cli, "--snaplen takes 14..65535 bytes, not '%s'", optarg);
+			k.snaplen = v;
+			break;
+		case 'f':
+			if (strcmp(optarg, "pcap") && strcmp(optarg, "pcapng"))
+				return cli_usage(cli, "--format takes pcap or pcapng, not '%s'", optarg);
+			ng = !strcmp(optarg, "pcapng");
+			break;
+		case 'C':
+			o.copy = true;
+			break;
+		case ':':
+			if (optopt == 'w' || !strcmp(argv[optind - 1], "--write"))
+				return cli_usage(cli, "-w needs FILE, or - for stdout");
+			return cli_usage(cli, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt)
+				return cli_usage(cli, "unknown option '-%c'", optopt);
+			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(cli, "expected IFACE");
+	if (!o.match)
+		return cli_usage(cli, "say which packets to take: --match TERMS (e.g. 'udp dport 53')");
+	if (!path)
+		return cli_usage(cli, "say where to write: -w FILE, or -w - for stdout");
+	ifname = argv[optind];
+	if (strlen(ifname) >= IF_NAMESIZE || !if_nametoindex(ifname))
+		return cli_fail(cli, "no interface '%s' (see `ip link`)", ifname);
+	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: poll returns at once */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fh = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	if (!fh)
+		return cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
+	pipe_out = fstat(fileno(fh), &sb) == 0 && S_ISFIFO(sb.st_mode);
+	if (fh != stdout)
+		setvbuf(fh, NULL, _IOFBF, CAP_BUF);
+	ret = open_out(&k, fh, ng, ifname);
+	if (ret) {
+		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
+		goto out;
+	}
+	ret = fp_xsk__open(ifname, &o, &x, err, sizeof(err));
+	if (ret) {
+		ret = ret == -ERANGE || ret == -EINVAL ? cli_usage(cli, "%s", err)
+						       : cli_fail(cli, "%s", err);
+		goto out;
+	}
+	{ /* on stderr in every mode: scripts wait for it */
+		if (o.queue == FP_XSK_ALL_QUEUES)
+			fprintf(stderr, "capturing on %s, %u queues (%s)\n", ifname,
+				fp_xsk__n_queues(x), fp_xsk__zerocopy(x) ? "zero-copy" : "copy mode");
+		else
+			fprintf(stderr, "capturing on %s queue %d (%s)\n", ifname, o.queue,
+				fp_xsk__zerocopy(x) ? "zero-copy" : "copy mode");
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	flushed = t0;
+	while (!stop && !k.err && !(k.limit && k.written >= k.limit)) {
+		n = fp_xsk__rx(x, CAP_FLUSH_MS, CAP_BATCH, cap_write, &k);
+		if (n < 0) {
+			k.err = n;
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		/* a stream gets each batch at once, a file whole buffers or 100 ms */
+		if (!k.err && (fh == stdout || n == 0 || ms_since(&flushed, &t) >= CAP_FLUSH_MS)) {
+			k.err = cap_flush(&k);
+			flushed = t;
+		}
+		if (!k.err && ferror(fh))
+			k.err = -EIO;
+		if (pipe_out && !k.err && reader_gone(fileno(fh)))
+			k.err = -EPIPE;
+		if (duration && ms_since(&t0, &t) >= duration * 1000)
+			break;
+	}
+	/* no more steering, then what the rings still hold: written, or past
+	 * --count, never lost (bounded: the rings hold at most that much). A
+	 * packet redirected just before the stop reaches its ring at the end
+	 * of that NAPI poll: the drain ends only after 20 ms bring nothing. */
+	fp_xsk__stop(x);
+	for (unsigned i = 0; i < 2 * 4096 * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
+			     (n = fp_xsk__rx(x, 20, CAP_BATCH, cap_write, &k)) > 0; i++)
+		;
+	fp_xsk__stats(x, &s);
+	zerocopy = fp_xsk__zerocopy(x);
+	fp_xsk__close(x); /* the queue goes back to the stack before the file closes */
+	x = NULL;
+	ret = close_out(&k);
+	if (k.err == -EPIPE || (!k.err && ret == -EPIPE) || (pipe_out && ferror(fh))) {
+		gone = true; /* the end of `capture -w - | head`: not a failure */
+		k.err = ret = 0;
+	}
+	if (k.err || ret) {
+		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-(k.err ? k.err : ret)));
+		goto out;
+	}
+	if (gone)
+		fprintf(stderr, "the reader of %s went away: stopped\n", path);
+	/* with -w - the document would mix with the packets: text on stderr */
+	report(ifname, path, zerocopy, &s, &k, fh == stdout || !out_is_json());
+	ret = CLI_OK;
+out:
+	fp_xsk__close(x);
+	close_out(&k);
+	if (fh && fh != stdout)
+		fclose(fh);
+	else if (fh)
+		fflush(fh);
+	return ret;
+}
+
+static const struct cli_verb capture_cmd = {
+	"capture",
+	"IFACE --match TERMS -w FILE|- [--queue N|all] [--count N] [--duration S] "
+	"[--snaplen N] [--format pcap|pcapng] [--copy]",
+	"take matching packets away from the stack into AF_XDP, to pcap", capture_run,
+	"       The pipeline's steer stage redirects the packets the terms match to an AF_XDP\n"
+	"       socket of their RX queue; everything else goes on to the stack. Unlike dump,\n"
+	"       which copies samples and leaves packets on their way, capture takes them.\n"
+	"         --match TERMS     the terms of the rule language: 'udp dport 9000',\n"
+	"                           'src 198.51.100.0/24 tcp', 'qname *.example.com'\n"
+	"         -w FILE|-         where to write (- streams: | tshark -r -)\n"
+	"         --queue N|all     the RX queue (default 0), or one socket on every queue\n"
+	"         --count N, --duration S   stop after N packets or S seconds (or Ctrl-C,\n"
+	"                           SIGTERM, SIGHUP, or the reader of - going away)\n"
+	"         --snaplen N       bytes kept of each packet (14..65535, default 65535)\n"
+	"         --format F        pcap (default, ns timestamps) or pcapng\n"
+	"         --copy            copy mode even where the driver offers zero-copy\n"
+	"       At exit (-j: a JSON document): received, written, lost (with the socket's\n"
+	"       causes: rx ring full, dropped, fill ring empty) and the matching packets\n"
+	"       passed on to the stack because no socket was there. Killed (-9), the\n"
+	"       kernel closes the socket and the stack gets the packets again at once.\n"
+	"       Example: fastpath capture eth0 --match 'udp dport 53' -w - | tshark -r -\n",
+};
+
+int cmd_capture(struct cli *cli, int argc, char **argv)
+{
+	return cli_run(cli, &capture_cmd, argc, argv);
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `fastpath forward IFACE_IN IFACE_OUT --match TERMS`: a user-space
+ * forwarder on the xsk sessions (the way xdpsock's l2fwd is): the packets
+ * the terms match on IFACE_IN are taken from the stack (steer stage) and
+ * sent out of IFACE_OUT (or IFACE_IN again) through AF_XDP TX, the MACs
+ * swapped with --swap-mac; everything unmatched stays on the stack. Each
+ * frame is copied once into the TX umem (the sessions have a umem each).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <net/if.h>
+
+#include <fastpath/xsk.h>
+#include "cli/cli.h"
+#include "rules/rule.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int parse_u64(const char *s, uint64_t *v, uint64_t max)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end || !*s || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Sends one frame, spinning a bounded while on a full ring; 0 or -errno. */
+static int send_one(struct fp_xsk *out, unsigned qi, const uint8_t *data, uint32_t len)
+{
+	int ret;
+
+	for (int i = 0; i < 100000; i++) {
+		ret = fp_xsk__tx(out, qi, data, len);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	return -EAGAIN;
+}
+
+static int forward_run(struct cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "match", required_argument, NULL, 'm' }, { "swap-mac", no_argument, NULL, 's' },
+		{ "queue", required_argument, NULL, 'q' }, { "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' }, { NULL, 0, NULL, 0 },
+	};
+	struct fp_xsk_opts in_o = { .bpffs = cli->bpffs, .queue = 0 };
+	struct fp_xsk_opts out_o = { .bpffs = cli->bpffs, .queue = 0 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct fp_xsk *in = NULL, *out = NULL;
+	struct fp_xsk_stats si, so;
+	struct fp_xsk_pkt pkts[64];
+	uint64_t v, limit = 0, duration = 0, queued = 0, failed = 0;
+	const char *ifin, *ifout;
+	bool swap = false, same;
+	uint8_t buf[2048];
+	double t0, end;
+	char err[512];
+	int c, n, ret;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': {
+			struct fp_diags dg = { 0 };
+			struct fp_rule r;
+			char text[1024];
+
+			snprintf(text, sizeof(text), "pass %s", optarg);
+			if (fp_rule__parse(text, 1, &r, &dg)) {
+				ret = cli_usage(cli, "--match: column %u: %s",
+						dg.n && dg.v[0].col > 5 ? dg.v[0].col - 5 : 1,
+						dg.n ? dg.v[0].msg : "bad terms");
+				fp_diags__free(&dg);
+				return ret;
+			}
+			fp_diags__free(&dg);
+			in_o.match = optarg;
+			break;
+		}
+		case 's':
+			swap = true;
+			break;
+		case 'q':
+			if (!strcmp(optarg, "all"))
+				in_o.queue = FP_XSK_ALL_QUEUES;
+			else if (parse_u64(optarg, &v, INT32_MAX))
+				return cli_usage(cli, "--queue takes a queue number or all, not '%s'",
+						 optarg);
+			else
+				in_o.queue = (int)v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &limit, UINT64_MAX) || !limit)
+				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
+			break;
+		case 'd':
+			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
+				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
+			break;
+		default:
+			if (optopt)
+				return cli_usage(cli, "option '%s' needs an argument or is unknown",
+						 argv[optind - 1]);
+			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_usage(cli, "expected IFACE_IN IFACE_OUT");
+	if (!in_o.match)
+		return cli_usage(cli, "say which packets to forward: --match TERMS");
+	ifin = argv[optind];
+	ifout = argv[optind + 1];
+	for (int i = 0; i < 2; i++) {
+		const char *name = argv[optind + i];
+
+		if (strlen(name) >= IF_NAMESIZE || !if_nametoindex(name))
+			return cli_fail(cli, "no interface '%s' (see `ip link`)", name);
+	}
+	same = !strcmp(ifin, ifout);
+	ret = fp_xsk__open(ifin, &in_o, &in, err, sizeof(err));
+	if (ret)
+		return ret == -ERANGE || ret == -EINVAL ? cli_usage(cli, "%s", err)
+							: cli_fail(cli, "%s", err);
+	if (!same) {
+		ret = fp_xsk__open(ifout, &out_o, &out, err, sizeof(err));
+		if (ret) {
+			ret = cli_fail(cli, "%s", err);
+			goto done;
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	if (!out_is_json())
+		fprintf(stderr, "forwarding %s -> %s (%s)\n", ifin, ifout,
+			fp_xsk__zerocopy(in) ? "zero-copy" : "copy mode");
+	t0 = now_s();
+	while (!stop && !(limit && queued + failed >= limit) &&
+	       !(duration && now_s() - t0 >= duration)) {
+		n = fp_xsk__rx_batch(in, 100, pkts, 64);
+		if (n < 0)
+			break;
+		for (int i = 0; i < n && !(limit && queued + failed >= limit); i++) {
+			const uint8_t *d = pkts[i].data;
+			unsigned qi = 0;
+
+			if (swap && pkts[i].len >= 12 && pkts[i].len <= sizeof(buf)) {
+				memcpy(buf, d, pkts[i].len);
+				memcpy(buf, d + 6, 6);
+				memcpy(buf + 6, d, 6);
+				d = buf;
+			}
+			/* back out of the same interface: the socket of its own queue */
+			for (unsigned k = 0; same && k < fp_xsk__n_queues(in); k++)
+				if (fp_xsk__queue_id(in, k) == pkts[i].queue)
+					qi = k;
+			if (send_one(same ? in : out, qi, d, pkts[i].len))
+				failed++;
+			else
+				queued++;
+		}
+		fp_xsk__tx_flush(same ? in : out); /* the batch goes now */
+		fp_xsk__rx_release(in);
+	}
+	for (end = now_s() + 2; fp_xsk__tx_pending(same ? in : out) && now_s() < end;)
+		;
+	fp_xsk__stats(in, &si);
+	if (!same)
+		fp_xsk__stats(out, &so);
+	else
+		so = si;
+	if (out_is_json()) {
+		out_obj_begin();
+		out_str("in", ifin);
+		out_str("out", ifout);
+		out_u64("received", si.received);
+		out_u64("forwarded", so.sent);
+		out_u64("failed", failed + (queued - so.sent));
+		out_u64("lost", si.steered > si.received ? si.steered - si.received : 0);
+		out_u64("passed_no_socket", si.no_socket);
+		out_obj_end();
+	} else {
+		fprintf(stderr, "%llu received, %llu forwarded, %llu failed, %llu lost\n",
+			(unsigned long long)si.received, (unsigned long long)so.sent,
+			(unsigned long long)(failed + (queued - so.sent)),
+			(unsigned long long)(si.steered > si.received ? si.steered - si.received : 0));
+	}
+	ret = CLI_OK;
+done:
+	fp_xsk__close(in);
+	fp_xsk__close(out);
+	return ret;
+}
+
+static const struct cli_verb forward_cmd = {
+	"forward",
+	"IFACE_IN IFACE_OUT --match TERMS [--swap-mac] [--queue N|all] [--count N] [--duration S]",
+	"forward matching packets from one interface to another through AF_XDP", forward_run,
+	"       The packets the terms match on IFACE_IN are taken from the stack (the steer\n"
+	"       stage) and sent out of IFACE_OUT (IFACE_IN again if both are the same) through\n"
+	"       AF_XDP TX; everything unmatched stays on the stack.\n"
+	"         --match TERMS     the terms of the rule language ('udp dport 9000')\n"
+	"         --swap-mac        swap the source and destination MAC of each frame\n"
+	"         --queue N|all     IFACE_IN's RX queue (default 0), or every queue\n"
+	"         --count N, --duration S   stop after N frames or S seconds (or a signal)\n"
+	"       Reports received, forwarded (completed by the kernel), failed, lost.\n"
+	"       Example: fastpath forward eth0 eth1 --match 'udp dport 4789'\n",
+};
+
+int cmd_forward(struct cli *cli, int argc, char **argv)
+{
+	return cli_run(cli, &forward_cmd, argc, argv);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* A steered AF_XDP session's insides, shared by xsk_session.c (open,
+ * close) and xsk_ring.c (receive, transmit, statistics). */
+#ifndef FP_XSK_INTERNAL_H
+#define FP_XSK_INTERNAL_H
+
+#include <stdbool.h>
+#include <xdp/xsk.h>
+#include <fastpath/xsk.h>
+#include <fastpath/steer_abi.h>
+#include "steer/steer.h"
+
+#define XSK_FRAME_SIZE 2048u
+
+/* One queue's socket and its umem: frames [0, rx_frames) for RX (in the
+ * fill ring or the RX ring), the rest for TX (free_tx, or in flight). */
+struct xsk_queue {
+	__u32 qid;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	void *area;
+	size_t area_len;
+	struct xsk_ring_prod fill, tx;
+	struct xsk_ring_cons comp, rx;
+	__u32 rx_frames;
+	__u64 *free_tx;        /* TX frame addresses not in flight */
+	__u32 n_free_tx, tx_inflight;
+	__u32 unkicked;        /* TX frames queued since the last kick */
+	__u32 peeked, peek_idx; /* RX descriptors handed out, not yet released */
+	bool in_map, cfg_set;
+	struct fp_steer_counts base; /* the stage's counts when the session opened */
+};
+
+struct fp_xsk {
+	char ifname[16];
+	char bpffs[256];
+	struct fp_pipeline *pl;
+	struct fp_steer_fds fds;
+	bool stage_loaded;      /* this session loaded the steer stage */
+	bool tx_only;           /* no terms: nothing steered, no pipeline */
+	bool zerocopy;
+	unsigned n;
+	struct xsk_queue *q;
+	unsigned next;          /* the queue rx_batch starts at (round robin) */
+	__u64 received, sent;
+};
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A steered AF_XDP session's rings (include/fastpath/xsk.h): RX batches
+ * handed out and their frames given back to the fill ring, TX frames
+ * reserved, kicked and reclaimed from the completion ring, and the
+ * statistics of the sockets and of the steer stage.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <linux/if_xdp.h>
+
+#include "xsk/xsk_internal.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
+}
+
+/* Takes what the RX rings hold, round robin from x->next, into pkts. */
+static unsigned take(struct fp_xsk *x, struct fp_xsk_pkt *pkts, unsigned max)
+{
+	uint64_t ts = 0;
+	unsigned got = 0;
+
+	for (unsigned k = 0; k < x->n && got < max; k++) {
+		struct xsk_queue *q = &x->q[(x->next + k) % x->n];
+		__u32 idx, n;
+
+		if (q->peeked)
+			continue;
+		n = xsk_ring_cons__peek(&q->rx, max - got, &idx);
+		if (!n)
+			continue;
+		if (!ts)
+			ts = now_ns();
+		q->peeked = n;
+		q->peek_idx = idx;
+		for (__u32 i = 0; i < n; i++) {
+			const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
+
+			pkts[got].data = xsk_umem__get_data(q->area, xsk_umem__add_offset_to_addr(d->addr));
+			pkts[got].len = d->len;
+			pkts[got].queue = q->qid;
+			pkts[got].ts_ns = ts;
+			got++;
+		}
+	}
+	x->next = x->n ? (x->next + 1) % x->n : 0;
+	x->received += got;
+	return got;
+}
+
+int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, unsigned max)
+{
+	struct pollfd pfd[FP_STEER_QUEUES];
+	unsigned got;
+
+	fp_xsk__rx_release(x);
+	if (!max)
+		return 0;
+	got = take(x, pkts, max);
+	if (got || !timeout_ms)
+		return (int)got;
+	for (unsigned i = 0; i < x->n; i++)
+		pfd[i] = (struct pollfd){ .fd = xsk_socket__fd(x->q[i].xsk), .events = POLLIN };
+	if (poll(pfd, x->n, timeout_ms) < 0)
+		return errno == EINTR ? 0 : -errno;
+	return (int)take(x, pkts, max);
+}
+
+void fp_xsk__rx_release(struct fp_xsk *x)
+{
+	for (unsigned i = 0; i < x->n; i++) {
+		struct xsk_queue *q = &x->q[i];
+		__u32 fidx;
+
+		if (!q->peeked)
+			continue;
+		/* each frame back to the fill ring: it has room for all of them */
+		if (xsk_ring_prod__reserve(&q->fill, q->peeked, &fidx) == q->peeked) {
+			for (__u32 k = 0; k < q->peeked; k++) {
+				__u64 a = xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr;
+
+				a = xsk_umem__extract_addr(a);
+				*xsk_ring_prod__fill_addr(&q->fill, fidx + k) = a - a % XSK_FRAME_SIZE;
+			}
+			xsk_ring_prod__submit(&q->fill, q->peeked);
+		}
+		xsk_ring_cons__release(&q->rx, q->peeked);
+		q->peeked = 0;
+		/* copy mode wakes the driver on its own; a need_wakeup driver asks */
+		if (xsk_ring_prod__needs_wakeup(&q->fill))
+			recvfrom(xsk_socket__fd(q->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	}
+}
+
+int fp_xsk__rx(struct fp_xsk *x, int timeout_ms, unsigned max, fp_xsk_rx_fn fn, void *ctx)
+{
+	struct fp_xsk_pkt pkts[256];
+	int n, done = 0;
+
+	if (max > 256)
+		max = 256;
+	n = fp_xsk__rx_batch(x, timeout_ms, pkts, max);
+	for (int i = 0; i < n; i++) {
+		done++;
+		if (fn(ctx, &pkts[i]))
+			break;
+	}
+	fp_xsk__rx_release(x);
+	return n < 0 ? n : done;
+}
+
+/* Frames the kernel finished sending back to the free list. */
+static void reclaim(struct fp_xsk *x, struct xsk_queue *q)
+{
+	__u32 idx, n = xsk_ring_cons__peek(&q->comp, q->tx_inflight, &idx);
+
+	for (__u32 i = 0; i < n; i++)
+		q->free_tx[q->n_free_tx++] = *xsk_ring_cons__comp_addr(&q->comp, idx + i);
+	if (n) {
+		xsk_ring_cons__release(&q->comp, n);
+		q->tx_inflight -= n;
+		x->sent += n;
+	}
+}
+
+static int kick(struct xsk_queue *q)
+{
+	q->unkicked = 0;
+	if (sendto(xsk_socket__fd(q->xsk), NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS && errno != ENETDOWN)
+		return -errno;
+	return 0;
+}
+
+int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len)
+{
+	struct xsk_queue *q;
+	struct xdp_desc *d;
+	__u32 idx;
+
+	if (qi >= x->n)
+		return -EINVAL;
+	q = &x->q[qi];
+	if (len > XSK_FRAME_SIZE)
+		return -EMSGSIZE;
+	reclaim(x, q);
+	if (!q->n_free_tx || xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
+		kick(q);
+		return -EAGAIN;
+	}
+	d = xsk_ring_prod__tx_desc(&q->tx, idx);
+	d->addr = q->free_tx[--q->n_free_tx];
+	d->len = len;
+	d->options = 0;
+	memcpy(xsk_umem__get_data(q->area, d->addr), data, len);
+	xsk_ring_prod__submit(&q->tx, 1);
+	q->tx_inflight++;
+	/* copy mode sends only when kicked, at most 32 frames a kick */
+	if (++q->unkicked >= 32)
+		return kick(q);
+	return 0;
+}
+
+int fp_xsk__tx_flush(struct fp_xsk *x)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < x->n; i++)
+		if (x->q[i].unkicked && !ret)
+			ret = kick(&x->q[i]);
+	return ret;
+}
+
+unsigned fp_xsk__tx_pending(struct fp_xsk *x)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < x->n; i++) {
+		reclaim(x, &x->q[i]);
+		if (x->q[i].tx_inflight)
+			kick(&x->q[i]);
+		n += x->q[i].tx_inflight;
+	}
+	return n;
+}
+
+int fp_xsk__stats(struct fp_xsk *x, struct fp_xsk_stats *s)
+{
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < x->n; i++) {
+		struct xsk_queue *q = &x->q[i];
+		struct xdp_statistics st = { 0 };
+		struct fp_steer_counts c;
+		socklen_t len = sizeof(st);
+
+		reclaim(x, q);
+		if (getsockopt(xsk_socket__fd(q->xsk), SOL_XDP, XDP_STATISTICS, &st, &len))
+			ret = -errno;
+		s->rx_dropped += st.rx_dropped;
+		s->rx_ring_full += st.rx_ring_full;
+		s->rx_fill_ring_empty += st.rx_fill_ring_empty_descs;
+		s->rx_invalid_descs += st.rx_invalid_descs;
+		s->tx_invalid_descs += st.tx_invalid_descs;
+		if (!ret && !x->tx_only && (ret = fp_steer__counts(&x->fds, q->qid, &c)) == 0) {
+			s->steered += c.redirected - q->base.redirected;
+			s->no_socket += c.no_socket - q->base.no_socket;
+			s->unmatched += c.unmatched - q->base.unmatched;
+		}
+	}
+	s->received = x->received;
+	s->sent = x->sent;
+	return ret;
+}
