@@ -413,5 +413,8 @@ static const struct cli_verb lb_verbs[] = {
 
 int cmd_lb(struct cli *cli, int argc, char **argv)
 {
+	/* `lb vip add --help` is the help of `vip add`, not of `vip` */
+	if (argc >= 1 && (!strcmp(argv[0], "vip") || !strcmp(argv[0], "backend")))
+		return argv[0][0] == 'v' ? do_vip(cli, argc, argv) : do_backend(cli, argc, argv);
 	return cli_dispatch(cli, lb_verbs, argc, argv);
 }

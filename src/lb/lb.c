@@ -169,14 +169,13 @@ int fp_lb__open(const char *ifname, const char *bpffs, struct fp_lb **out, char 
 	if (!lb)
 		return -ENOMEM;
 	ret = fp_pipeline__open(ifname, bpffs, &lb->pl, err, errlen);
-	if (ret)
-		goto fail;
-	if (!fp_pipeline__has_stage(lb->pl, &fp_stage_lb)) {
+	if (ret == -ENOENT || (!ret && !fp_pipeline__has_stage(lb->pl, &fp_stage_lb))) {
 		snprintf(err, errlen, "the lb is not loaded on %s; `fastpath lb load %s` first",
 			 ifname, ifname);
 		ret = -ENOENT;
-		goto fail;
 	}
+	if (ret)
+		goto fail;
 	fp_pipeline__stage_dir(lb->pl, &fp_stage_lb, lb->dir, sizeof(lb->dir));
 	for (int i = 0; i < LB_MAPS && !ret; i++)
 		ret = fp_pipeline__stage_pin(lb->pl, &fp_stage_lb, fp_lb_map_names[i], &lb->fd[i]);
