@@ -236,6 +236,15 @@ sys.exit(0 if len(t1) == 65537 and t1 == t2 and '10.77.0.14' not in t1 else 1)
 PY
 ip netns exec "$c" "$FASTPATH" lb unload "$vc" >/dev/null
 
+# ---- bash completion ---------------------------------------------------------------
+comp() { ip netns exec "$a" env PATH="$(dirname "$FASTPATH"):$PATH" FASTPATH_BPFFS="$FASTPATH_BPFFS" bash -c '
+	source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+	_fastpath; echo "${COMPREPLY[*]}"' _ "$E2E_REPO/completion/fastpath.bash" "$@"; }
+check "completion: lb verbs" bash -c "[[ ' $(comp fastpath lb '') ' == *' backend '* ]]"
+check "completion: backend sub-verbs" test "$(comp fastpath lb backend d)" == "del drain down"
+check "completion: the VIPs of an interface" bash -c "[[ ' $(comp fastpath lb backend add "$va" '[') ' == *' $V6 '* ]]"
+check "completion: a VIP's backends" bash -c "[[ ' $(comp fastpath lb backend down "$va" "$V" 10.77.0.1) ' == *' 10.77.0.11 '* ]]"
+
 # ---- the VIP limit ---------------------------------------------------------------
 ok=0
 for i in $(seq 4 511); do # bounded: 508 VIPs of 5 slots (4 are there)
