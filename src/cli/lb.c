@@ -408,6 +408,16 @@ static const struct cli_verb lb_verbs[] = {
 	  "packets, bytes, new flows, connection-table hits and misses per VIP and "
 	  "backend, and the packets not forwarded by cause", lb_do_stats,
 	  "Examples:\n  fastpath lb stats eth0\n  fastpath lb stats eth0 --watch 2" },
+	{ "health", "IFACE [--interval S] [--rise N] [--fall N] [--timeout MS] [--port P] "
+	  "[--http PATH [--expect CODE]] [--count N]",
+	  "probe every backend (TCP connect to the VIP's port, or an HTTP GET) every S "
+	  "seconds (default 2); down after N failures in a row (--fall, default 3), up after "
+	  "N successes (--rise, default 2); state pinned, so a restart changes nothing; "
+	  "prints each change (each probe with -v or --count)", lb_do_health,
+	  "Examples:\n"
+	  "  fastpath lb health eth0 --interval 1 --fall 3 --rise 2\n"
+	  "  fastpath -j lb health eth0 --http /healthz --expect 200\n"
+	  "  systemctl enable --now fastpath-lb-health@eth0" },
 	{ NULL },
 };
 

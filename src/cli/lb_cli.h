@@ -10,6 +10,7 @@ struct fp_lb;
 int lb_cli_open(const struct cli *cli, const char *ifname, struct fp_lb **lb);
 int lb_do_list(struct cli *cli, int argc, char **argv);
 int lb_do_stats(struct cli *cli, int argc, char **argv);
+int lb_do_health(struct cli *cli, int argc, char **argv);
 const char *lb_be_state(unsigned flags);
 
 #endif
