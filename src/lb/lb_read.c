@@ -114,22 +114,28 @@ int fp_lb__backends(struct fp_lb *lb, __u32 vip_index, bool with_slots,
 		v[got].index = i;
 		v[got++].be = all[i];
 	}
-	/* slots per backend from each VIP's table, one read a VIP */
-	for (int j = 0; with_slots && j < got; j++) {
-		__u32 *t = NULL, size = 0, id, vi = v[j].be.vip_index;
-		bool seen = false;
+	/* slots per backend from each VIP's table, one read a VIP; an entry's
+	 * row by its index (every table slot is one lookup) */
+	if (with_slots) {
+		int *row = malloc(FP_LB_MAX_BACKENDS * sizeof(*row));
+		bool *done = calloc(FP_LB_MAX_VIPS, sizeof(*done));
 
-		for (int p = 0; p < j && !seen; p++)
-			seen = v[p].be.vip_index == vi;
-		if (seen || fp_lb__table(lb, vi, &t, &size, &id))
-			continue;
-		for (__u32 s = 0; s < size; s++)
-			for (int q = j; q < got; q++)
-				if (v[q].index == t[s]) {
-					v[q].slots++;
-					break;
-				}
-		free(t);
+		for (int j = 0; row && done && j < got; j++)
+			row[v[j].index] = j;
+		for (int j = 0; row && done && j < got; j++) {
+			__u32 *t = NULL, size = 0, id, vi = v[j].be.vip_index;
+
+			if (vi >= FP_LB_MAX_VIPS || done[vi] || fp_lb__table(lb, vi, &t, &size, &id))
+				continue;
+			done[vi] = true;
+			for (__u32 s = 0; s < size; s++)
+				if (t[s] < FP_LB_MAX_BACKENDS && all[t[s]].vip_index == vi &&
+				    (all[t[s]].flags & FP_LB_BE_USED))
+					v[row[t[s]]].slots++;
+			free(t);
+		}
+		free(row);
+		free(done);
 	}
 	free(all);
 	*out = v;
