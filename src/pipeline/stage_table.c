@@ -12,6 +12,7 @@
 
 extern const struct fp_stage_ops fp_stage_dump;   /* src/dump/dump_stage.c */
 extern const struct fp_stage_ops fp_stage_filter; /* src/filter/filter_stage.c */
+extern const struct fp_stage_ops fp_stage_lb;     /* src/lb/lb_stage.c */
 extern const struct fp_stage_ops fp_stage_steer;  /* src/steer/steer_stage.c */
 extern const struct fp_stage_ops fp_stage_decap;  /* src/decap/decap_stage.c */
 
@@ -20,6 +21,7 @@ extern const struct fp_stage_ops fp_stage_decap;  /* src/decap/decap_stage.c */
 static const struct fp_stage_ops *table[TABLE_MAX + 1] = {
 	&fp_stage_dump,
 	&fp_stage_filter,
+	&fp_stage_lb,
 	&fp_stage_steer,
 	&fp_stage_decap,
 };
