@@ -27,6 +27,7 @@ extern int cmd_status(struct cli *cli, int argc, char **argv) __attribute__((wea
 extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
 extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_proxy(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
 	const char *name;
@@ -47,6 +48,7 @@ static const struct cli_object objects[] = {
 	{ "stats",    "per-stage and per-rule counters",                   cmd_stats,    NULL },
 	{ "status",   "interfaces with fastpath loaded",                   cmd_status,   NULL },
 	{ "exporter", "Prometheus exporter",                               cmd_exporter, NULL },
+	{ "proxy",    "HTTP proxy deciding every request on a policy",    cmd_proxy,    NULL },
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 
