@@ -19,7 +19,7 @@ build=(clang llvm make pkg-config gcc libc6-dev linux-libc-dev bpftool
 test=(libcmocka-dev libclang-rt-14-dev iproute2 iputils-ping ethtool iptables nftables
       tcpdump tshark python3-scapy curl prometheus util-linux nginx)
 bench=(iproute2 ethtool nftables xdp-tools)
-demo=(iproute2 ethtool curl python3-scapy)
+demo=(iproute2 ethtool curl python3-scapy nginx)
 
 pkgs=()
 [ $# -gt 0 ] || set -- build
