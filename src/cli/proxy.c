@@ -158,6 +158,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "control", required_argument, NULL, 'c' },
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "header-timeout", required_argument, NULL, 't' },
+		{ "access-log", required_argument, NULL, 'a' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
@@ -192,6 +193,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 			break;
 		case 'P': cfg.policy_path = optarg; break;
 		case 'c': cfg.control_path = optarg; break;
+		case 'a': cfg.access_log = optarg; break;
 		case 'm':
 			if (parse_uint(optarg, 1, 1000000, &cfg.max_conns))
 				return cli_usage(cli, "--max-conns '%s': expected 1..1000000", optarg);
@@ -405,7 +407,7 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
-		 "[--control PATH] [--max-conns N] [--header-timeout SEC]",
+		 "[--control PATH] [--max-conns N] [--header-timeout SEC] [--access-log FILE|-]",
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads)", do_run },
 	{ "check", "FILE", "check a policy file: every error as FILE:LINE:COL (exit 2)", do_check },
 	{ "reload", "[--control PATH]", "make a running proxy read its policy again", do_reload },

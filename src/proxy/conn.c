@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
 
 #define SPLICE_CHUNK (1u << 16)
 #define LINGER_MS 1000
@@ -94,8 +95,37 @@ static void refuse_after(struct px_server *s, struct px_conn *c, int status, con
 	(void)s;
 }
 
+void px_log(struct px_server *s, const struct px_conn *c, const char *method, size_t mlen,
+	    const char *path, size_t plen, int status, long rule_line)
+{
+	char addr[INET6_ADDRSTRLEN], when[32];
+	struct timespec t;
+	struct tm tm;
+
+	if (!s->log)
+		return;
+	clock_gettime(CLOCK_REALTIME, &t);
+	gmtime_r(&t.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	inet_ntop(c->family == 6 ? AF_INET6 : AF_INET, c->addr, addr, sizeof(addr));
+	fprintf(s->log, "%s.%03ldZ %s %.*s %.*s ", when, t.tv_nsec / 1000000, addr,
+		method ? (int)mlen : 1, method ? method : "-", path ? (int)(plen > 512 ? 512 : plen) : 1,
+		path ? path : "-");
+	if (status)
+		fprintf(s->log, "%d", status);
+	else
+		fprintf(s->log, "forward"); /* the backend is known once a connect succeeds */
+	if (rule_line > 0)
+		fprintf(s->log, " rule=line:%ld\n", rule_line);
+	else if (rule_line == 0)
+		fprintf(s->log, " rule=default\n");
+	else
+		fprintf(s->log, " rule=-\n");
+}
+
 void px_conn_refuse(struct px_server *s, struct px_conn *c, int status, const char *why)
 {
+	px_log(s, c, NULL, 0, NULL, 0, status, -1);
 	s->refused[px_refused_slot(status)]++;
 	refuse_after(s, c, status, why, 0);
 }
@@ -277,6 +307,8 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 		count_status(st, status);
 		if (r && r->action == FP_PX_LIMIT)
 			retry = (r->rate_period_s + r->rate_count - 1) / r->rate_count;
+		px_log(s, c, c->in + q->method.off, q->method.len, s->path, (size_t)n, status,
+		       r ? (long)r->line : 0);
 		if (r)
 			snprintf(line, sizeof(line), "refused by the policy (line %u)", r->line);
 		else
@@ -308,6 +340,8 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 		px_conn_refuse(s, c, 503, "out of memory");
 		return;
 	}
+	px_log(s, c, c->in + q->method.off, q->method.len, s->path, (size_t)n, 0,
+	       vd.rule >= 0 ? (long)s->pol->pol.rules[vd.rule].line : 0);
 	s->backends[c->backend].requests++;
 	s->backends[c->backend].bytes_copied += (uint64_t)hl;
 	c->last = !q->keep_alive;

@@ -5,6 +5,7 @@
 #define FP_PROXY_CONN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "proxy/server.h"
 
@@ -72,6 +73,7 @@ struct px_server {
 	struct fp_px_backend_stats backends[FP_PX_BACKENDS_MAX];
 	uint64_t refused[8];               /* by px_refused_slot() */
 	uint64_t accepted;
+	FILE *log;                         /* the access log, or NULL */
 	struct fp_http_req req;            /* scratch: the head being decided */
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
 };
@@ -83,6 +85,10 @@ extern const int px_refused_status[8];
 uint64_t px_now_ms(void);
 /* Moves what can move on c, both ways, until everything would block. */
 void px_conn_pump(struct px_server *s, struct px_conn *c);
+/* One access log line (when there is a log): what was decided on a
+ * request of c. method/path may be NULL ("-"); status 0 = forwarded. */
+void px_log(struct px_server *s, const struct px_conn *c, const char *method, size_t mlen,
+	    const char *path, size_t plen, int status, long rule_line);
 /* Answers status with a short body once earlier responses are through,
  * then closes. */
 void px_conn_refuse(struct px_server *s, struct px_conn *c, int status, const char *why);

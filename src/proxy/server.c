@@ -482,6 +482,16 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(-ret));
 		goto out;
 	}
+	if (cfg->access_log) {
+		s->log = strcmp(cfg->access_log, "-") ? fopen(cfg->access_log, "ae") : stdout;
+		if (!s->log) {
+			ret = -errno;
+			snprintf(err, errlen, "cannot open the access log %s: %s", cfg->access_log,
+				 strerror(-ret));
+			goto out;
+		}
+		setvbuf(s->log, NULL, _IOLBF, 0);
+	}
 	if (cfg->ready_fd >= 0)
 		(void)!write(cfg->ready_fd, "ready\n", 6);
 
@@ -544,6 +554,10 @@ out:
 		close(s->sigfd);
 	if (s->ep >= 0)
 		close(s->ep);
+	if (s->log && s->log != stdout)
+		fclose(s->log);
+	else if (s->log)
+		fflush(s->log);
 	policy_free(s->pol);
 	free(s);
 	return ret;

@@ -31,6 +31,7 @@ struct fp_px_config {
 	unsigned header_timeout_ms; /* a head not complete by then: 408 */
 	struct fp_http_limits limits;
 	int ready_fd;              /* >= 0: "ready\n" written there once listening */
+	const char *access_log;    /* NULL: none (the default); "-": stdout; else a file appended to */
 };
 
 /* Counters of one rule (or the default: index n_rules). */

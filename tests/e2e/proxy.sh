@@ -66,7 +66,7 @@ start_proxy() { # extra options
 	e2e_wait_for "ip netns exec $ns curl -s -o /dev/null http://127.0.0.1:8000/" 10 ||
 		e2e_fail "the proxy did not start"
 }
-start_proxy --header-timeout 2 --max-conns 64
+start_proxy --header-timeout 2 --max-conns 64 --access-log "$T/access.log"
 P=http://127.0.0.1:8000
 D=http://127.0.0.1:8080
 c() { ip netns exec "$ns" curl -s "$@"; }
@@ -169,6 +169,33 @@ s = socket.create_connection(("127.0.0.1", 8000)); s.settimeout(3)
 d = s.recv(100)
 assert d.startswith(b"HTTP/1.1 503"), d
 PY
+# bounded memory: a second proxy (a long header timeout) with 64 connections
+# holding half a head each, then 2000 more attempts, all 503
+e2e_bg ip netns exec "$ns" "$FASTPATH" proxy run --listen 127.0.0.1:8002 --backend 127.0.0.1:8080 \
+	--policy "$T/policy" --control "$T/ctl2.sock" --max-conns 64 --header-timeout 120
+pid2=$E2E_BG_PID
+e2e_wait_for "ip netns exec $ns curl -s -o /dev/null http://127.0.0.1:8002/" 10 || e2e_fail "no second proxy"
+rss() { awk '/^VmRSS/ {print $2}' "/proc/$pid2/status"; }
+rss0=$(rss)
+ip netns exec "$ns" python3 - <<'PY' || e2e_fail "not 2000 503s past --max-conns"
+import socket, time
+held = []
+for _ in range(64):
+    h = socket.create_connection(("127.0.0.1", 8002))
+    h.sendall(b"GET /dock/ HTTP/1.1\r\nX: " + b"a" * 8000)
+    held.append(h)
+time.sleep(0.3)
+n503 = 0
+for _ in range(2000):
+    s = socket.create_connection(("127.0.0.1", 8002)); s.settimeout(3)
+    n503 += s.recv(100).startswith(b"HTTP/1.1 503")
+    s.close()
+assert n503 == 2000, n503
+PY
+rss1=$(rss)
+e2e_log "proxy RSS: $rss0 KiB before, $rss1 KiB with 64 half heads held and 2000 refused"
+(( rss1 - rss0 < 64 * 16 + 4096 )) || e2e_fail "memory grew by $((rss1 - rss0)) KiB"
+e2e_kill "$pid2"
 s=$(stats)
 e2e_log "refused: $(jget 'd["refused"]' <<<"$s")"
 [[ $(jget 'd["refused"]["400"] >= 8 and d["refused"]["408"] >= 1 and d["refused"]["503"] >= 1' <<<"$s") == True ]] ||
@@ -197,6 +224,13 @@ echo "alow path /x" >>"$T/policy"
 ip netns exec "$ns" "$FASTPATH" proxy reload --control "$ctl" 2>"$T/err" && e2e_fail "bad reload accepted"
 grep -q "policy:6:1" "$T/err" || e2e_fail "bad reload: $(cat "$T/err")"
 [[ $(status "$P/comms/") == 200 && $(status "$P/exhaust-port") == 403 ]] || e2e_fail "old policy lost"
+
+# ---- the access log: one line per decided request, the normalised path ------------
+grep -qE '^[0-9T:.-]+Z 127\.0\.0\.1 GET /dock/big forward rule=line:2$' "$T/access.log" ||
+	e2e_fail "no access log line of the forwarded 10 MiB GET: $(head -n 3 "$T/access.log")"
+n=$(grep -cE ' GET /exhaust-port(/|/vent)? 403 rule=line:5$' "$T/access.log" || true)
+(( n == 10 )) || e2e_fail "$n access log lines of the exhaust port's 403, want 10 (8 forms, 1 pipelined, 1 after the bad reload)"
+grep -qE ' - - 408 rule=-$' "$T/access.log" || e2e_fail "no access log line of the 408"
 
 # ---- a limit: 429 with Retry-After past the rate, per client ---------------------
 printf 'limit 2/s burst 2 path /comms\nallow path /comms\ndefault deny\n' >"$T/policy"
