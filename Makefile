@@ -6,6 +6,7 @@
 #   make fuzz       longer libFuzzer runs (FUZZ_SECONDS per target)
 #   make bench      side-by-side benchmarks (see docs/benchmarks.md)
 #   make demo       the DDoS lab: attack, filter, live stats, summary
+#   make demo-proxy the Death Star: nginx behind fastpath proxy, the exhaust port refused
 #   make install    /usr/local/sbin/fastpath, man pages, systemd units, bash completion
 
 CC        ?= gcc
@@ -48,7 +49,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
 DEPS_STAMP := $(BUILD)/.deps-build
 
-.PHONY: all deps test unit bpftest e2e fuzz-smoke fuzz bench demo install clean tests-build examples
+.PHONY: all deps test unit bpftest e2e fuzz-smoke fuzz bench demo demo-proxy install clean tests-build examples
 all: $(BUILD)/fastpath
 
 # Installs what a fresh machine lacks for each job, and only that: building
@@ -146,6 +147,9 @@ bench: $(BUILD)/fastpath $(BENCH_BINS) $(BUILD)/.deps-bench
 
 demo: $(BUILD)/fastpath $(BUILD)/.deps-demo
 	@bash scripts/demo.sh
+
+demo-proxy: $(BUILD)/fastpath $(BUILD)/.deps-demo
+	@bash scripts/demo_proxy.sh
 
 install: $(BUILD)/fastpath
 	install -D -m 0755 $(BUILD)/fastpath $(DESTDIR)$(PREFIX)/sbin/fastpath

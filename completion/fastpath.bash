@@ -137,6 +137,16 @@ _fastpath() {
 		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen || $obj == capture || $obj == inject || $obj == forward ]] && all || loaded)" -- "$cur")) ;;
 	status)
 		COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
+	proxy)
+		if [[ -z $verb ]]; then
+			COMPREPLY=($(compgen -W "$("$fp" proxy help 2>/dev/null |
+				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			case $verb in
+			run) COMPREPLY=($(compgen -W '--listen --backend --policy --control --max-conns --header-timeout --access-log' -- "$cur")) ;;
+			reload|stats) COMPREPLY=($(compgen -W '--control' -- "$cur")) ;;
+			esac
+		else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
 	esac
 }
 complete -F _fastpath fastpath

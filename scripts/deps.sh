@@ -10,15 +10,16 @@
 # Idempotent: installs only what is missing. It changes nothing else on the
 # machine: no mounts (the tests mount a private bpffs, bench and demo their
 # own), no services started or stopped (the package's prometheus server may
-# keep running: the exporter test runs its own inside a namespace).
+# keep running: the exporter test runs its own inside a namespace; so may
+# nginx's: the proxy test runs its own with a private config and prefix).
 set -euo pipefail
 
 build=(clang llvm make pkg-config gcc libc6-dev linux-libc-dev bpftool
        libbpf-dev libxdp-dev libpcap-dev libjansson-dev libmicrohttpd-dev)
 test=(libcmocka-dev libclang-rt-14-dev iproute2 iputils-ping ethtool iptables nftables
-      tcpdump tshark python3-scapy curl prometheus util-linux nginx-light)
+      tcpdump tshark python3-scapy curl prometheus util-linux nginx)
 bench=(iproute2 ethtool nftables xdp-tools tcpdump tcpreplay python3-scapy)
-demo=(iproute2 ethtool curl python3-scapy)
+demo=(iproute2 ethtool curl python3-scapy nginx)
 
 pkgs=()
 [ $# -gt 0 ] || set -- build

@@ -131,6 +131,12 @@ int cmd_dump(struct cli *cli, int argc, char **argv);
 int cmd_stats(struct cli *cli, int argc, char **argv);
 int cmd_status(struct cli *cli, int argc, char **argv);
 int cmd_exporter(struct cli *cli, int argc, char **argv);
+int cmd_proxy(struct cli *cli, int argc, char **argv);
+/* proxy.c: a policy file parsed (CLI_OK), unreadable (CLI_FAIL) or with errors (CLI_USAGE). */
+struct fp_px_policy;
+struct fp_diags;
+int cli_proxy_read_policy(const struct cli *cli, const char *path, struct fp_px_policy *pol,
+			  struct fp_diags *diags);
 /* bpfgen keeps Cloudflare's command line: argv[0] = "bpfgen", options follow. */
 int cmd_bpfgen(int argc, char **argv);
 

@@ -32,6 +32,7 @@ extern int cmd_capture(struct cli *cli, int argc, char **argv) __attribute__((we
 extern int cmd_inject(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_forward(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_lb(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_proxy(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
 	const char *name;
@@ -57,6 +58,7 @@ static const struct cli_object objects[] = {
 	{ "status",   "interfaces with fastpath loaded",                   cmd_status,   NULL },
 	{ "exporter", "Prometheus exporter",                               cmd_exporter, NULL },
 	{ "decap",    "the lb's backend side: strip IP-in-IP for this host", cmd_decap,    NULL },
+	{ "proxy",    "HTTP proxy deciding every request on a policy",    cmd_proxy,    NULL },
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Internal to src/proxy/: one proxied connection and the server state it
+ * reaches (server.c owns both; conn.c moves the bytes). */
+#ifndef FP_PROXY_CONN_H
+#define FP_PROXY_CONN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "proxy/server.h"
+
+#define PX_STATUS_SLOTS 4
+
+struct px_rule_stats {
+	uint64_t requests, allowed;
+	uint16_t status[PX_STATUS_SLOTS]; /* refused with these statuses ... */
+	uint64_t status_n[PX_STATUS_SLOTS]; /* ... this many times */
+};
+
+struct px_bucket {
+	double tokens;
+	uint64_t last_ns;
+};
+
+#define PX_BUCKETS 256 /* by client: addresses hashed into this many buckets */
+
+/* A policy in use, its limit buckets and its rules' counters. */
+struct px_policy {
+	struct fp_px_policy pol;
+	struct px_bucket *buckets;    /* PX_BUCKETS per rule */
+	struct px_rule_stats *stats;  /* n + 1: the last is the default */
+	uint64_t generation;
+};
+
+enum px_state {
+	PX_HEAD,          /* reading (and deciding) the next request head */
+	PX_BODY_LEN,      /* body_left bytes of a Content-Length body */
+	PX_BODY_CHUNKED,  /* a chunked body (ch) */
+	PX_DRAIN,         /* refused: the backend finishes earlier responses, then final */
+	PX_FINAL,         /* writing final to the client */
+	PX_LINGER,        /* final sent, write side shut: reading until EOF or deadline */
+};
+
+struct px_conn {
+	struct px_conn *prev, *next;
+	int cfd, bfd;
+	int backend;              /* index, -1 before the first allowed request */
+	unsigned tries;           /* backends tried for this connect */
+	bool connecting, client_eof, backend_eof, last, dead;
+	int cp[2], bp[2];         /* pipes client->backend, backend->client */
+	size_t cp_bytes, bp_bytes;
+	char *in;                 /* client bytes read but not used (limits.max_head) */
+	size_t in_len;
+	char *out;                /* bytes for the backend, copied (head, chunk lines) */
+	size_t out_len, out_off, out_cap;
+	enum px_state st;
+	uint64_t body_left;
+	struct fp_http_chunked ch;
+	uint64_t deadline_ms;
+	char final[320];
+	size_t final_len, final_off;
+	uint8_t family, addr[16];
+};
+
+struct px_server {
+	const struct fp_px_config *cfg;
+	struct px_policy *pol;
+	int ep, lfd, ctl, sigfd;
+	unsigned n_conns;
+	uint64_t generation;
+	unsigned rr;                       /* round robin: the next backend */
+	struct px_conn *conns;
+	struct fp_px_backend_stats backends[FP_PX_BACKENDS_MAX];
+	uint64_t refused[8];               /* by px_refused_slot() */
+	uint64_t accepted;
+	FILE *log;                         /* the access log, or NULL */
+	struct fp_http_req req;            /* scratch: the head being decided */
+	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
+};
+
+/* 400 414 431 505 408 503 502 other */
+int px_refused_slot(int status);
+extern const int px_refused_status[8];
+
+uint64_t px_now_ms(void);
+/* Moves what can move on c, both ways, until everything would block. */
+void px_conn_pump(struct px_server *s, struct px_conn *c);
+/* One access log line (when there is a log): what was decided on a
+ * request of c. method/path may be NULL ("-"); status 0 = forwarded. */
+void px_log(struct px_server *s, const struct px_conn *c, const char *method, size_t mlen,
+	    const char *path, size_t plen, int status, long rule_line);
+/* Answers status with a short body once earlier responses are through,
+ * then closes. */
+void px_conn_refuse(struct px_server *s, struct px_conn *c, int status, const char *why);
+
+#endif
