@@ -12,12 +12,14 @@
 
 extern const struct fp_stage_ops fp_stage_dump;   /* src/dump/dump_stage.c */
 extern const struct fp_stage_ops fp_stage_filter; /* src/filter/filter_stage.c */
+extern const struct fp_stage_ops fp_stage_bridge; /* src/bridge/bridge_stage.c */
 
 #define TABLE_MAX FP_STAGE_CHAIN
 
 static const struct fp_stage_ops *table[TABLE_MAX + 1] = {
 	&fp_stage_dump,
 	&fp_stage_filter,
+	&fp_stage_bridge,
 };
 
 const struct fp_stage_ops *const *fp_stage_table(void)

@@ -41,6 +41,7 @@ static void test_builtin_table(void **state)
 	assert_string_equal(fp_stage_by_slot(FP_STAGE_FILTER)->name, "filter");
 	assert_true(fp_stage_by_slot(FP_STAGE_DUMP)->tap);
 	assert_non_null(fp_stage_by_slot(FP_STAGE_FILTER)->fused_pin);
+	assert_string_equal(fp_stage_by_slot(FP_STAGE_BRIDGE)->name, "bridge");
 	assert_null(fp_stage_by_name("nosuch"));
 	assert_null(fp_stage_by_name(NULL));
 }
@@ -49,7 +50,7 @@ static const struct fp_stage_ops later = {
 	.name = "later", .slot = 6, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 static const struct fp_stage_ops middle = {
-	.name = "middle", .slot = 4, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "middle", .slot = 5, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 
 static void test_add_refusals_and_order(void **state)
@@ -60,7 +61,7 @@ static void test_add_refusals_and_order(void **state)
 	int i;
 
 	dup_slot.name = "other";
-	dup_name.slot = 5;
+	dup_name.slot = 2; /* a free slot: only the name is taken */
 	outside.name = "outside";
 	outside.slot = FP_STAGE_CHAIN; /* the tap's slot is not the chain's */
 	assert_int_equal(fp_stage_table__add(&later), 0);
@@ -73,13 +74,13 @@ static void test_add_refusals_and_order(void **state)
 	t = fp_stage_table();
 	for (i = 1; t[i]; i++)
 		assert_true(t[i - 1]->slot < t[i]->slot);
-	assert_ptr_equal(fp_stage_by_slot(4), &middle);
+	assert_ptr_equal(fp_stage_by_slot(5), &middle);
 	assert_ptr_equal(fp_stage_by_name("later"), &later);
 	assert_int_equal(fp_stage_table__check(err, sizeof(err)), 0);
 }
 
 static const struct fp_stage_ops bad_name = {
-	.name = "Bad-Name", .slot = 5, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "Bad-Name", .slot = 3, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 
 static void test_check_names_a_bad_entry(void **state)
