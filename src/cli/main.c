@@ -27,6 +27,7 @@ extern int cmd_status(struct cli *cli, int argc, char **argv) __attribute__((wea
 extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
 extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_bridge(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
 	const char *name;
@@ -47,6 +48,7 @@ static const struct cli_object objects[] = {
 	{ "stats",    "per-stage and per-rule counters",                   cmd_stats,    NULL },
 	{ "status",   "interfaces with fastpath loaded",                   cmd_status,   NULL },
 	{ "exporter", "Prometheus exporter",                               cmd_exporter, NULL },
+	{ "bridge",   "a layer-2 switch in XDP between ports (no STP)",    cmd_bridge,   NULL },
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 
