@@ -106,8 +106,8 @@ _fastpath() {
 			COMPREPLY=($(compgen -W "$( [[ $verb == add ]] && all || "$fp" "${bpffs[@]}" -j bridge show "${args[0]}" 2>/dev/null | _fastpath_json_field port)" -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			case $verb in
-			create) COMPREPLY=($(compgen -W '--ageing --address' -- "$cur")) ;;
-			add) COMPREPLY=($(compgen -W '--mode' -- "$cur")) ;;
+			create) COMPREPLY=($(compgen -W '--ageing --vlan-aware --address' -- "$cur")) ;;
+			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --mode' -- "$cur")) ;;
 			stats) COMPREPLY=($(compgen -W '--watch' -- "$cur")) ;;
 			esac
 		fi ;;

@@ -12,7 +12,7 @@
 
 #include <fastpath/abi.h>
 
-#define FP_BRIDGE_ABI 1
+#define FP_BRIDGE_ABI 2
 
 /* A bridge's own pins: ROOT/bridge:NAME/ (':' is in no interface's name,
  * so no interface's pipeline can collide with a bridge). */
@@ -56,8 +56,17 @@ struct fp_br_cfg {
 };
 FP_ABI_ASSERT(sizeof(struct fp_br_cfg) == 40);
 
-/* fp_br_pinfo: a member port (key: its ifindex), shared. */
+/*
+ * fp_br_pinfo: a member port (key: its ifindex), shared. On a VLAN-aware
+ * bridge a frame's VLAN is its 802.1Q tag's VID, or the ingress port's
+ * PVID when it has none (the stage then pushes that tag before it sends
+ * the frame on); a VLAN not in the ingress port's vlans is dropped, and on
+ * the way out the port's egress program (fp_bridge_out, in the DEVMAP
+ * entry) drops a frame of a VLAN not in its vlans and pops the tag unless
+ * the port is FP_BR_PORT_TAGGED.
+ */
 enum { FP_BR_PORT_TAGGED = 1 };
+#define FP_BR_VID_MAX 4095
 struct fp_br_port {
 	__u32 ifindex;
 	__u16 pvid;            /* untagged frames' VLAN (VLAN-aware bridges) */
@@ -68,8 +77,15 @@ struct fp_br_port {
 	__u32 pad2;
 	__u64 added_ns;        /* CLOCK_REALTIME */
 	char  ifname[16];
+	__u64 vlans[64];       /* allowed VLANs: bit v of the 4096 */
 };
-FP_ABI_ASSERT(sizeof(struct fp_br_port) == 48);
+FP_ABI_ASSERT(sizeof(struct fp_br_port) == 560);
+
+static inline int fp_br_vlan_allowed(const struct fp_br_port *p, __u32 vid)
+{
+	vid &= FP_BR_VID_MAX;
+	return (p->vlans[vid >> 6] >> (vid & 63)) & 1;
+}
 
 /* fp_br_meta: the stage on one port (ROOT/IFACE/bridge/fp_br_meta). */
 struct fp_br_meta {
@@ -99,6 +115,10 @@ enum fp_br_stat {
 	FP_BR_ST_LEARNED,        /* new FDB entries */
 	FP_BR_ST_MOVED,          /* entries moved to another port */
 	FP_BR_ST_AGED,           /* entries found too old as a destination, removed */
+	FP_BR_ST_DROP_VLAN,      /* its VLAN is not allowed on the ingress port
+				  * (or a tag of VID 0) */
+	FP_BR_ST_DROP_VLAN_OUT,  /* this port, on the way out: its VLAN is not
+				  * allowed here (counted on the egress port) */
 	FP_BR_ST_MAX = 16,
 };
 struct fp_br_stats {

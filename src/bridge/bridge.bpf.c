@@ -14,10 +14,18 @@
  * counters are this port's own. An entry older than the ageing time is
  * removed here when it is looked up as a destination (and by `bridge fdb`,
  * which shows only live entries and removes the others).
+ *
+ * VLAN-aware bridges: a frame's VLAN is its tag's VID or the ingress
+ * port's PVID; the FDB is keyed by MAC and VLAN; an untagged frame gets its
+ * PVID's tag pushed before it is sent on, so every switched frame is
+ * tagged, and each port's egress program (fp_bridge_out, run by the DEVMAP
+ * for that port, also in a flood) drops a VLAN the port does not allow and
+ * pops the tag on an untagged port. Frames for the host pass unchanged.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "pipeline.h"
 #include <fastpath/bridge_abi.h>
 
@@ -111,6 +119,60 @@ static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 n
 	bpf_map_update_elem(&fp_br_fdb, &k, &v, BPF_ANY);
 }
 
+/* Pushes an 802.1Q tag of vid after the MACs; 0, or -1 if it cannot. */
+static __always_inline int push_tag(struct xdp_md *ctx, __u16 vid)
+{
+	void *data, *end;
+	__u8 macs[12];
+
+	if (bpf_xdp_adjust_head(ctx, -4))
+		return -1;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + ETH_HLEN + 4 > end)
+		return -1;
+	__builtin_memcpy(macs, data + 4, 12);
+	__builtin_memcpy(data, macs, 12);
+	*(__be16 *)(data + 12) = bpf_htons(ETH_P_8021Q);
+	*(__be16 *)(data + 14) = bpf_htons(vid);
+	return 0;
+}
+
+/*
+ * The egress half, run by the DEVMAP for the port it is the entry of
+ * (only on VLAN-aware bridges): a switched frame is tagged; a VLAN the
+ * port does not allow is dropped (counted as this port's), and the tag is
+ * popped unless the port is tagged.
+ */
+SEC("xdp/devmap")
+int fp_bridge_out(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct fp_br_port *p;
+	__u32 out = ctx->egress_ifindex, zero = 0;
+	__u16 vid;
+	__u8 macs[12];
+
+	if (data + ETH_HLEN + 4 > end || eth->h_proto != bpf_htons(ETH_P_8021Q))
+		return XDP_PASS;
+	p = bpf_map_lookup_elem(&fp_br_pinfo, &out);
+	if (!p)
+		return XDP_DROP;
+	vid = bpf_ntohs(*(__be16 *)(data + 14)) & FP_BR_VID_MAX;
+	if (!fp_br_vlan_allowed(p, vid)) {
+		count(bpf_map_lookup_elem(&fp_br_stats, &zero), FP_BR_ST_DROP_VLAN_OUT);
+		return XDP_DROP;
+	}
+	if (p->flags & FP_BR_PORT_TAGGED)
+		return XDP_PASS;
+	__builtin_memcpy(macs, data, 12);
+	__builtin_memcpy(data + 4, macs, 12);
+	if (bpf_xdp_adjust_head(ctx, 4))
+		return XDP_DROP;
+	return XDP_PASS;
+}
+
 SEC("xdp")
 int fp_bridge(struct xdp_md *ctx)
 {
@@ -122,6 +184,7 @@ int fp_bridge(struct xdp_md *ctx)
 	struct fp_br_fdb *e;
 	struct fp_br_key k = {};
 	__u32 zero = 0, in = ctx->ingress_ifindex, out = 0, why, action;
+	__u16 vid = 0, push = 0;
 	__u64 now;
 
 	if (!pkt)
@@ -147,16 +210,33 @@ int fp_bridge(struct xdp_md *ctx)
 		action = XDP_DROP;
 		goto done;
 	}
+	if (cfg->flags & FP_BR_VLAN_AWARE) {
+		struct fp_br_port *ip = bpf_map_lookup_elem(&fp_br_pinfo, &in);
+
+		if (pkt->n_vlan && eth->h_proto == bpf_htons(ETH_P_8021Q)) {
+			vid = pkt->vlan[0] & FP_BR_VID_MAX;
+		} else if (ip) {
+			vid = ip->pvid & FP_BR_VID_MAX;
+			push = 1;
+		}
+		if (!ip || !vid || !fp_br_vlan_allowed(ip, vid)) {
+			why = FP_BR_ST_DROP_VLAN;
+			action = XDP_DROP;
+			goto done;
+		}
+	}
 	now = bpf_ktime_get_ns();
-	learn(eth->h_source, 0, in, now, st);
+	learn(eth->h_source, vid, in, now, st);
 	if (eth->h_dest[0] & 1)
 		goto flood;
 	copy_mac(k.mac, eth->h_dest);
+	/* host addresses are the host's in every VLAN */
 	if (bpf_map_lookup_elem(&fp_br_host, &k)) {
 		why = FP_BR_ST_HOST;
 		action = XDP_PASS;
 		goto done;
 	}
+	k.vlan = vid;
 	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
 	if (!e)
 		goto flood;
@@ -171,12 +251,28 @@ int fp_bridge(struct xdp_md *ctx)
 		action = XDP_DROP;
 		goto done;
 	}
+	/* the tag goes on last, on a frame that is sent on (the parse stale) */
+	if (push && !bpf_map_lookup_elem(&fp_br_pinfo, &out)) {
+		why = FP_BR_ST_NOT_MEMBER;
+		action = XDP_PASS;
+		goto done;
+	}
+	if (push && push_tag(ctx, vid)) {
+		why = FP_BR_ST_DROP_VLAN;
+		action = XDP_DROP;
+		goto done;
+	}
 	/* not in the port map (left the bridge): XDP_PASS, the flags' low bits */
-	action = bpf_redirect_map(&fp_br_ports, out, XDP_PASS);
+	action = bpf_redirect_map(&fp_br_ports, out, push ? XDP_DROP : XDP_PASS);
 	why = action == XDP_REDIRECT ? FP_BR_ST_FORWARD : FP_BR_ST_NOT_MEMBER;
 	goto done;
 flood:
 	out = 0;
+	if (push && push_tag(ctx, vid)) {
+		why = FP_BR_ST_DROP_VLAN;
+		action = XDP_DROP;
+		goto done;
+	}
 	action = bpf_redirect_map(&fp_br_ports, 0, BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
 	why = FP_BR_ST_FLOOD;
 done:

@@ -86,6 +86,66 @@ int fp_mac_parse(const char *s, __u8 mac[6])
 	return 0;
 }
 
+int fp_vlan_list_parse(const char *s, __u64 vlans[64], char *err, size_t errlen)
+{
+	const char *p = s;
+
+	memset(vlans, 0, 64 * sizeof(__u64));
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p || *p == '-' || *p == '+')
+			goto bad;
+		if (*end == '-') {
+			const char *q = end + 1;
+
+			b = strtoul(q, &end, 10);
+			if (end == q || *q == '-' || *q == '+')
+				goto bad;
+		}
+		if (a < 1 || b > 4094 || a > b)
+			goto bad;
+		for (unsigned long v = a; v <= b; v++)
+			vlans[v >> 6] |= 1ull << (v & 63);
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+		continue;
+bad:
+		snprintf(err, errlen, "VLAN list '%s': bad item at '%s' (give VLANs 1..4094 as "
+			 "\"10,20-30\")", s, p);
+		return -EINVAL;
+	}
+	if (p == s) {
+		snprintf(err, errlen, "VLAN list is empty (give VLANs 1..4094 as \"10,20-30\")");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void fp_vlan_list_format(const __u64 vlans[64], char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (unsigned v = 1; v <= 4094 && used < len; v++) {
+		unsigned last = v;
+
+		if (!((vlans[v >> 6] >> (v & 63)) & 1))
+			continue;
+		while (last + 1 <= 4094 && ((vlans[(last + 1) >> 6] >> ((last + 1) & 63)) & 1))
+			last++;
+		if (last == v)
+			used += snprintf(buf + used, len - used, "%s%u", used ? "," : "", v);
+		else
+			used += snprintf(buf + used, len - used, "%s%u-%u", used ? "," : "", v, last);
+		v = last;
+	}
+}
+
 static __u64 realtime_ns(void)
 {
 	struct timespec ts;
@@ -375,6 +435,23 @@ int fp_bridge__fdb_add(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
 		snprintf(err, errlen, "%s is not a port of bridge %s (`fastpath bridge add %s %s`)",
 			 ifname, b->name, b->name, ifname);
 		return -ENOENT;
+	}
+	{
+		struct fp_br_cfg cfg;
+
+		if (!fp_bridge__config(b, &cfg) && !(cfg.flags & FP_BR_VLAN_AWARE) && vlan) {
+			snprintf(err, errlen, "bridge %s is not VLAN-aware: give no vlan", b->name);
+			return -EINVAL;
+		}
+		if (!fp_bridge__config(b, &cfg) && (cfg.flags & FP_BR_VLAN_AWARE) && !vlan) {
+			snprintf(err, errlen, "bridge %s is VLAN-aware: give the entry's vlan N",
+				 b->name);
+			return -EINVAL;
+		}
+		if (vlan && !fp_br_vlan_allowed(&p, vlan)) {
+			snprintf(err, errlen, "VLAN %u is not allowed on %s", vlan, ifname);
+			return -EINVAL;
+		}
 	}
 	if (mac[0] & 1) {
 		snprintf(err, errlen, "%02x:%02x:%02x:%02x:%02x:%02x is a multicast address: "

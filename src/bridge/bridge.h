@@ -50,8 +50,11 @@ int fp_bridge__destroy(const char *bpffs, const char *name, int *n_ports, char *
 struct fp_bridge_port_opts {
 	const char *bpffs;
 	bool skb_mode;         /* generic XDP (a pipeline this load makes) */
-	__u16 pvid;            /* VLAN-aware bridges (0: 1) */
-	bool tagged;
+	/* VLAN-aware bridges only: */
+	__u16 pvid;            /* untagged frames' VLAN (0: 1) */
+	bool tagged;           /* frames leave tagged (else untagged) */
+	bool have_vlans;       /* vlans given (else the PVID alone) */
+	__u64 vlans[64];       /* allowed VLANs (the PVID is added) */
 	__u32 flood_limit;     /* flooded frames a second, 0: none */
 };
 /* Makes ifname a member: loads the bridge stage on its pipeline (which
@@ -95,6 +98,12 @@ int fp_bridge__fdb_del(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
 
 /* The bridges under root (names into names[max]); how many there are. */
 int fp_bridge__list(const char *root, char (*names)[16], int max);
+
+/* Parses a VLAN list "10,20-30" (1..4094) into the bitmap; -EINVAL (err
+ * names the bad item) if it is not one. */
+int fp_vlan_list_parse(const char *s, __u64 vlans[64], char *err, size_t errlen);
+/* Prints a bitmap of VLANs as a list ("1,10-12"). */
+void fp_vlan_list_format(const __u64 vlans[64], char *buf, size_t len);
 
 /* Parses "aa:bb:cc:dd:ee:ff"; -EINVAL if it is not one. */
 int fp_mac_parse(const char *s, __u8 mac[6]);

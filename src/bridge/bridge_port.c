@@ -6,7 +6,8 @@
  * in them; `bridge del` removes the stage, whose unloading hook
  * (bridge_stage.c) takes the port out of the bridge's maps; `bridge
  * destroy` does that for every member, then removes the bridge's pins.
- * Pins of a port: ROOT/IFACE/bridge/{fp_bridge, fp_br_stats, fp_br_meta}.
+ * Pins of a port: ROOT/IFACE/bridge/{fp_bridge, fp_br_stats, fp_br_meta,
+ * fp_bridge_out (its egress program, in its DEVMAP entry on VLAN-aware bridges)}.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -117,7 +118,8 @@ static int load_object(struct fp_pipeline *pl, const struct fp_bridge *b, __u32 
 /* Enters the port in the bridge's maps: its info and host address first,
  * the port map last (from then on frames are switched to it). */
 static int enter_port(const struct fp_bridge *b, const char *ifname, __u32 ifindex,
-		      const struct fp_bridge_port_opts *o, char *err, size_t errlen)
+		      const struct fp_bridge_port_opts *o, int out_fd, char *err,
+		      size_t errlen)
 {
 	struct fp_br_port p = { .ifindex = ifindex, .pvid = o && o->pvid ? o->pvid : 1,
 				.flags = o && o->tagged ? FP_BR_PORT_TAGGED : 0,
@@ -126,7 +128,23 @@ static int enter_port(const struct fp_bridge *b, const char *ifname, __u32 ifind
 	struct fp_br_key hk = { .vlan = 0 };
 	int ret;
 
+	struct fp_br_cfg cfg;
+
 	snprintf(p.ifname, sizeof(p.ifname), "%s", ifname);
+	ret = fp_bridge__config(b, &cfg);
+	if (ret)
+		return ret;
+	if (cfg.flags & FP_BR_VLAN_AWARE) {
+		/* every switched frame is tagged: its port's program pops or drops */
+		dv.bpf_prog.fd = out_fd;
+		if (o && o->have_vlans)
+			memcpy(p.vlans, o->vlans, sizeof(p.vlans));
+		p.vlans[p.pvid >> 6] |= 1ull << (p.pvid & 63);
+	} else if (o && (o->pvid || o->tagged || o->have_vlans)) {
+		snprintf(err, errlen, "bridge %s is not VLAN-aware: --pvid, --vlans and --tagged "
+			 "need a bridge made with --vlan-aware", b->name);
+		return -EINVAL;
+	}
 	ret = port_mac(ifname, p.mac);
 	if (ret) {
 		snprintf(err, errlen, "reading %s's address failed: %s", ifname, strerror(-ret));
@@ -200,6 +218,7 @@ int fp_bridge__add_port(const char *name, const char *ifname,
 			{ "fp_bridge", bpf_program__fd(skel->progs.fp_bridge) },
 			{ "fp_br_stats", bpf_map__fd(skel->maps.fp_br_stats) },
 			{ "fp_br_meta", bpf_map__fd(skel->maps.fp_br_meta) },
+			{ "fp_bridge_out", bpf_program__fd(skel->progs.fp_bridge_out) },
 		};
 
 		ret = fp_pipeline__add_stage(pl, &fp_stage_bridge, pins[0].fd, -1, -1, pins,
@@ -207,7 +226,8 @@ int fp_bridge__add_port(const char *name, const char *ifname,
 	}
 	staged = ret == 0;
 	if (!ret)
-		ret = enter_port(b, ifname, ifindex, o, err, errlen);
+		ret = enter_port(b, ifname, ifindex, o, bpf_program__fd(skel->progs.fp_bridge_out),
+				 err, errlen);
 out:
 	if (pl)
 		fp_pipeline__unlock(pl);

@@ -27,7 +27,10 @@ static const __u8 stat_action[FP_BR_ST_MAX] = {
 	[FP_BR_ST_DROP_HAIRPIN] = XDP_DROP,    [FP_BR_ST_DROP_BAD_SRC] = XDP_DROP,
 	[FP_BR_ST_DROP_NO_BRIDGE] = XDP_DROP,  [FP_BR_ST_LEARNED] = FP_BR_ST_MAX,
 	[FP_BR_ST_MOVED] = FP_BR_ST_MAX,       [FP_BR_ST_AGED] = FP_BR_ST_MAX,
-	[12 ... FP_BR_ST_MAX - 1] = FP_BR_ST_MAX,
+	[FP_BR_ST_DROP_VLAN] = XDP_DROP,
+	/* dropped by the egress program: not a decision of this stage */
+	[FP_BR_ST_DROP_VLAN_OUT] = FP_BR_ST_MAX,
+	[14 ... FP_BR_ST_MAX - 1] = FP_BR_ST_MAX,
 };
 
 static int bridge_counters(const char *dir, struct fp_stage_counts *c)

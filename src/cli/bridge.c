@@ -89,9 +89,6 @@ static int do_create(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, "expected NAME");
 	if ((ret = name_arg(cli, argv[optind])))
 		return ret;
-	if (o.vlan_aware)
-		return cli_usage(cli, "--vlan-aware: VLAN filtering is not in this fastpath yet; "
-				 "create the bridge without it");
 	ret = fp_bridge__create(argv[optind], &o, err, sizeof(err));
 	if (ret)
 		return cli_fail(cli, "%s", err);
@@ -128,9 +125,15 @@ static int do_add(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'M' },
+		{ "pvid", required_argument, NULL, 'P' },
+		{ "vlans", required_argument, NULL, 'L' },
+		{ "tagged", no_argument, NULL, 'T' },
+		{ "untagged", no_argument, NULL, 'U' },
 		{ 0 },
 	};
 	struct fp_bridge_port_opts o = { .bpffs = cli->bpffs };
+	bool untagged = false;
+	unsigned long v;
 	char err[512];
 	int c, ret;
 
@@ -143,13 +146,30 @@ static int do_add(struct cli *cli, int argc, char **argv)
 			else if (strcmp(optarg, "native"))
 				return cli_usage(cli, "--mode takes native or skb, not '%s'", optarg);
 			break;
+		case 'P':
+			if ((ret = num_arg(cli, "--pvid", optarg, 1, 4094, &v)))
+				return ret;
+			o.pvid = (__u16)v;
+			break;
+		case 'L':
+			if (fp_vlan_list_parse(optarg, o.vlans, err, sizeof(err)))
+				return cli_usage(cli, "--vlans: %s", err);
+			o.have_vlans = true;
+			break;
+		case 'T':
+			o.tagged = true;
+			break;
+		case 'U':
+			untagged = true;
+			break;
 		case ':':
 			return cli_usage(cli, "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return cli_usage(cli, "unknown option '%s' (VLAN and storm options are not "
-					 "in this fastpath yet)", argv[optind - 1]);
+			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (o.tagged && untagged)
+		return cli_usage(cli, "--tagged and --untagged: give one (the port's egress mode)");
 	if (argc - optind != 2)
 		return cli_usage(cli, "expected NAME IFACE");
 	if ((ret = name_arg(cli, argv[optind])))
@@ -252,10 +272,10 @@ static int fdb_edit(struct cli *cli, bool add, int argc, char **argv)
 	if (fp_mac_parse(argv[3], mac))
 		return cli_usage(cli, "'%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", argv[3]);
 	i = 4;
-	if (i + 1 < argc + 1 && i < argc && !strcmp(argv[i], "vlan")) {
+	if (i < argc && !strcmp(argv[i], "vlan")) {
 		if (i + 1 >= argc)
 			return cli_usage(cli, "vlan needs a number");
-		if ((ret = num_arg(cli, "vlan", argv[i + 1], 0, 4094, &vlan)))
+		if ((ret = num_arg(cli, "vlan", argv[i + 1], 1, 4094, &vlan)))
 			return ret;
 		i += 2;
 	}
@@ -265,9 +285,6 @@ static int fdb_edit(struct cli *cli, bool add, int argc, char **argv)
 		return cli_usage(cli, "unexpected '%s'", argv[i]);
 	if (add && !ifname)
 		return cli_usage(cli, "expected IFACE: the port behind which the address is");
-	if (vlan)
-		return cli_usage(cli, "vlan %lu: VLAN filtering is not in this fastpath yet; give "
-				 "no vlan", vlan);
 	ret = fp_bridge__open(cli->bpffs, argv[2], &b, err, sizeof(err));
 	if (ret)
 		return cli_fail(cli, "%s", err);
@@ -357,6 +374,14 @@ static int show_one(struct cli *cli, const char *name)
 		out_u64("ifindex", ports[i].ifindex);
 		out_str("mac", mac);
 		out_bool("present", if_indextoname(ports[i].ifindex, now) != NULL);
+		if (cfg.flags & FP_BR_VLAN_AWARE) {
+			char list[512];
+
+			fp_vlan_list_format(ports[i].vlans, list, sizeof(list));
+			out_u64("pvid", ports[i].pvid);
+			out_str("egress", ports[i].flags & FP_BR_PORT_TAGGED ? "tagged" : "untagged");
+			out_str("vlans", list);
+		}
 		out_row_end();
 	}
 	out_list_end();
@@ -408,6 +433,8 @@ static const struct {
 	{ "learned", FP_BR_ST_LEARNED },
 	{ "moved", FP_BR_ST_MOVED },
 	{ "aged", FP_BR_ST_AGED },
+	{ "drop_vlan", FP_BR_ST_DROP_VLAN },
+	{ "drop_vlan_out", FP_BR_ST_DROP_VLAN_OUT },
 };
 #define N_STAT_COLS (int)(sizeof(stat_cols) / sizeof(stat_cols[0]))
 
@@ -513,16 +540,23 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 }
 
 static const struct cli_verb bridge_verbs[] = {
-	{ "create", "NAME [--ageing S] [--address MAC]",
+	{ "create", "NAME [--ageing S] [--vlan-aware] [--address MAC]",
 	  "make a bridge: its forwarding database (learned entries age out after S seconds, "
-	  "300 by default) and port map; MAC: an address of the host's own on it", do_create,
-	  "Example:  fastpath bridge create br0 --ageing 120\n" },
+	  "300 by default) and port map; --vlan-aware: frames are switched within their VLAN "
+	  "only; MAC: an address of the host's own on it", do_create,
+	  "Examples: fastpath bridge create br0 --ageing 120\n"
+	  "          fastpath bridge create br1 --vlan-aware\n" },
 	{ "destroy", "NAME", "take every port out of the bridge and remove it", do_destroy,
 	  "Example:  fastpath bridge destroy br0\n" },
-	{ "add", "NAME IFACE [--mode { native | skb }]",
+	{ "add", "NAME IFACE [--pvid N] [--vlans LIST] [--tagged | --untagged] "
+	  "[--mode { native | skb }]",
 	  "make IFACE a port of the bridge: the bridge stage in slot 4 of its pipeline "
-	  "(loaded if there is none); refused for a port of any bridge already", do_add,
-	  "Example:  fastpath bridge add br0 eth1\n" },
+	  "(loaded if there is none); refused for a port of any bridge already. VLAN-aware "
+	  "bridges: untagged frames in are of VLAN N (1), LIST the VLANs allowed (with N), "
+	  "frames leave tagged or untagged (the default)", do_add,
+	  "Examples: fastpath bridge add br0 eth1\n"
+	  "          fastpath bridge add br1 eth2 --pvid 10\n"
+	  "          fastpath bridge add br1 eth3 --vlans 10,20-30 --tagged\n" },
 	{ "del", "NAME IFACE", "take IFACE out of the bridge (its pipeline goes too when the "
 	  "bridge loaded it and no other stage is on it)", do_del,
 	  "Example:  fastpath bridge del br0 eth1\n" },
