@@ -107,7 +107,7 @@ _fastpath() {
 		elif [[ $cur == -* ]]; then
 			case $verb in
 			create) COMPREPLY=($(compgen -W '--ageing --vlan-aware --address' -- "$cur")) ;;
-			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --mode' -- "$cur")) ;;
+			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --flood-limit --mode' -- "$cur")) ;;
 			stats) COMPREPLY=($(compgen -W '--watch' -- "$cur")) ;;
 			esac
 		fi ;;

@@ -23,6 +23,8 @@
 #define FP_BR_PORTS_MAX  256   /* member ports of one bridge */
 #define FP_BR_HOST_MAX   1024  /* host addresses (member MACs, bridge addresses) */
 #define FP_BR_AGEING_DEFAULT_S 300
+#define FP_BR_STORM_BURST_NS 100000000ull /* storm control lets a burst of
+					   * 100 ms worth of the limit through */
 #define FP_BR_REFRESH_NS 1000000000ull /* a learned entry's time is
 					* rewritten at most once a second:
 					* the line is not bounced between
@@ -119,11 +121,18 @@ enum fp_br_stat {
 				  * (or a tag of VID 0) */
 	FP_BR_ST_DROP_VLAN_OUT,  /* this port, on the way out: its VLAN is not
 				  * allowed here (counted on the egress port) */
+	FP_BR_ST_DROP_STORM,     /* a flood past the port's --flood-limit */
 	FP_BR_ST_MAX = 16,
 };
 struct fp_br_stats {
 	__u64 n[FP_BR_ST_MAX];
 };
 FP_ABI_ASSERT(sizeof(struct fp_br_stats) == 128);
+
+/* fp_br_storm: a port's storm control (GCRA: the theoretical arrival time
+ * of its next flooded frame), its own. */
+struct fp_br_storm {
+	__u64 tat;
+};
 
 #endif /* FASTPATH_BRIDGE_ABI_H */

@@ -83,6 +83,14 @@ struct {
 	__type(value, struct fp_br_meta);
 } fp_br_meta SEC(".maps");
 
+/* this port's storm control (one for all CPUs: the limit is the port's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_br_storm);
+} fp_br_storm SEC(".maps");
+
 static __always_inline void count(struct fp_br_stats *st, __u32 i)
 {
 	if (st && i < FP_BR_ST_MAX)
@@ -117,6 +125,34 @@ static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 n
 		count(st, FP_BR_ST_LEARNED);
 	}
 	bpf_map_update_elem(&fp_br_fdb, &k, &v, BPF_ANY);
+}
+
+/*
+ * Storm control: whether a flood from port `in` is past its flood limit
+ * (frames a second), as a GCRA: a frame passes while the next one's
+ * theoretical arrival time is at most FP_BR_STORM_BURST_NS ahead. One
+ * compare-and-swap; a CPU that loses the race lets its frame pass (the
+ * overshoot is bounded by the CPUs).
+ */
+static __always_inline int flood_limited(__u32 in, __u64 now)
+{
+	struct fp_br_port *p = bpf_map_lookup_elem(&fp_br_pinfo, &in);
+	struct fp_br_storm *s;
+	__u64 interval, tat, start;
+	__u32 zero = 0;
+
+	if (!p || !p->flood_limit)
+		return 0;
+	s = bpf_map_lookup_elem(&fp_br_storm, &zero);
+	if (!s)
+		return 0;
+	interval = 1000000000ull / p->flood_limit;
+	tat = s->tat;
+	start = tat > now ? tat : now;
+	if (start - now > FP_BR_STORM_BURST_NS)
+		return 1;
+	__sync_val_compare_and_swap(&s->tat, tat, start + interval);
+	return 0;
 }
 
 /* Pushes an 802.1Q tag of vid after the MACs; 0, or -1 if it cannot. */
@@ -268,6 +304,11 @@ int fp_bridge(struct xdp_md *ctx)
 	goto done;
 flood:
 	out = 0;
+	if (flood_limited(in, now)) {
+		why = FP_BR_ST_DROP_STORM;
+		action = XDP_DROP;
+		goto done;
+	}
 	if (push && push_tag(ctx, vid)) {
 		why = FP_BR_ST_DROP_VLAN;
 		action = XDP_DROP;

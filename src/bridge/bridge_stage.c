@@ -30,7 +30,8 @@ static const __u8 stat_action[FP_BR_ST_MAX] = {
 	[FP_BR_ST_DROP_VLAN] = XDP_DROP,
 	/* dropped by the egress program: not a decision of this stage */
 	[FP_BR_ST_DROP_VLAN_OUT] = FP_BR_ST_MAX,
-	[14 ... FP_BR_ST_MAX - 1] = FP_BR_ST_MAX,
+	[FP_BR_ST_DROP_STORM] = XDP_DROP,
+	[15 ... FP_BR_ST_MAX - 1] = FP_BR_ST_MAX,
 };
 
 static int bridge_counters(const char *dir, struct fp_stage_counts *c)

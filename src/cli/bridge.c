@@ -129,6 +129,7 @@ static int do_add(struct cli *cli, int argc, char **argv)
 		{ "vlans", required_argument, NULL, 'L' },
 		{ "tagged", no_argument, NULL, 'T' },
 		{ "untagged", no_argument, NULL, 'U' },
+		{ "flood-limit", required_argument, NULL, 'F' },
 		{ 0 },
 	};
 	struct fp_bridge_port_opts o = { .bpffs = cli->bpffs };
@@ -158,6 +159,11 @@ static int do_add(struct cli *cli, int argc, char **argv)
 			break;
 		case 'T':
 			o.tagged = true;
+			break;
+		case 'F':
+			if ((ret = num_arg(cli, "--flood-limit", optarg, 1, 100000000, &v)))
+				return ret;
+			o.flood_limit = (__u32)v;
 			break;
 		case 'U':
 			untagged = true;
@@ -374,6 +380,10 @@ static int show_one(struct cli *cli, const char *name)
 		out_u64("ifindex", ports[i].ifindex);
 		out_str("mac", mac);
 		out_bool("present", if_indextoname(ports[i].ifindex, now) != NULL);
+		if (ports[i].flood_limit)
+			out_u64("flood_limit", ports[i].flood_limit);
+		else
+			out_null("flood_limit");
 		if (cfg.flags & FP_BR_VLAN_AWARE) {
 			char list[512];
 
@@ -435,6 +445,7 @@ static const struct {
 	{ "aged", FP_BR_ST_AGED },
 	{ "drop_vlan", FP_BR_ST_DROP_VLAN },
 	{ "drop_vlan_out", FP_BR_ST_DROP_VLAN_OUT },
+	{ "drop_storm", FP_BR_ST_DROP_STORM },
 };
 #define N_STAT_COLS (int)(sizeof(stat_cols) / sizeof(stat_cols[0]))
 
@@ -549,11 +560,12 @@ static const struct cli_verb bridge_verbs[] = {
 	{ "destroy", "NAME", "take every port out of the bridge and remove it", do_destroy,
 	  "Example:  fastpath bridge destroy br0\n" },
 	{ "add", "NAME IFACE [--pvid N] [--vlans LIST] [--tagged | --untagged] "
-	  "[--mode { native | skb }]",
+	  "[--flood-limit PPS] [--mode { native | skb }]",
 	  "make IFACE a port of the bridge: the bridge stage in slot 4 of its pipeline "
 	  "(loaded if there is none); refused for a port of any bridge already. VLAN-aware "
 	  "bridges: untagged frames in are of VLAN N (1), LIST the VLANs allowed (with N), "
-	  "frames leave tagged or untagged (the default)", do_add,
+	  "frames leave tagged or untagged (the default). --flood-limit: flooded frames "
+	  "(broadcast, multicast, unknown) from IFACE past PPS a second are dropped", do_add,
 	  "Examples: fastpath bridge add br0 eth1\n"
 	  "          fastpath bridge add br1 eth2 --pvid 10\n"
 	  "          fastpath bridge add br1 eth3 --vlans 10,20-30 --tagged\n" },

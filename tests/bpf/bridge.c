@@ -18,7 +18,10 @@
  *   the frame flooded; a static entry never ages;
  * - host: a member's MAC (a bridge address) passes on down the chain;
  * - a destination whose port left the bridge passes; a multicast source
- *   is dropped.
+ *   is dropped;
+ * - storm control: floods from a port past its flood limit are dropped
+ *   and counted (a burst of 100 ms worth passes), forwarding is not
+ *   limited, and another port's floods are not.
  */
 
 #include <net/if.h>
@@ -160,6 +163,13 @@ static int reset(void **state)
 	assert_non_null(zero_st);
 	clear_map(bpf_map__fd(br->maps.fp_br_fdb), sizeof(struct fp_br_key));
 	clear_map(bpf_map__fd(br->maps.fp_br_ports), sizeof(__u32));
+	clear_map(bpf_map__fd(br->maps.fp_br_pinfo), sizeof(__u32));
+	{
+		struct fp_br_storm s = { 0 };
+
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_storm), &zero, &s,
+						     0), 0);
+	}
 	for (int i = 0; i < N_PORTS; i++) {
 		struct bpf_devmap_val v = { .ifindex = port[i] };
 
@@ -406,6 +416,33 @@ static void test_no_bridge_drops(void **state)
 	assert_result(run_on(0, mac_b, mac_a), XDP_DROP, FP_BR_ST_DROP_NO_BRIDGE, 0);
 }
 
+static void test_storm_control(void **state)
+{
+	struct fp_br_port p = { .ifindex = port[0], .flood_limit = 10 }; /* 10 a second */
+	__u64 t0, ms, flooded, dropped;
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_pinfo), &port[0], &p, 0),
+			 0);
+	run_on(1, mac_bcast, mac_b); /* b known, behind port 1 */
+	t0 = mono_ns();
+	for (int i = 0; i < 20; i++)
+		run_on(0, mac_bcast, mac_a);
+	ms = (mono_ns() - t0) / 1000000;
+	flooded = stats().n[FP_BR_ST_FLOOD] - 1;
+	dropped = stats().n[FP_BR_ST_DROP_STORM];
+	/* a burst of 100 ms at 10/s is 2 frames; more only as time passes */
+	if (flooded < 2 || flooded > 2 + ms / 100 + 1 || flooded + dropped != 20)
+		fail_msg("flooded %llu, dropped %llu in %llu ms", (unsigned long long)flooded,
+			 (unsigned long long)dropped, (unsigned long long)ms);
+	/* known unicast is not limited; nor are another port's floods */
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+	for (int i = 0; i < 5; i++)
+		assert_result(run_on(1, mac_bcast, mac_b), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
+	/* after 300 ms, port 0 floods again */
+	usleep(300000);
+	assert_result(run_on(0, mac_bcast, mac_a), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +458,7 @@ int main(void)
 		cmocka_unit_test_setup(test_port_gone_passes, reset),
 		cmocka_unit_test_setup(test_bad_source_dropped, reset),
 		cmocka_unit_test_setup(test_no_bridge_drops, reset),
+		cmocka_unit_test_setup(test_storm_control, reset),
 	};
 
 	return cmocka_run_group_tests_name("bridge", tests, setup, teardown);
