@@ -111,6 +111,15 @@ done
 fp -j bridge stats "$BR" >"$T/st.json" || e2e_fail "bridge stats -j failed"
 check "stats: every port forwarded frames" test "$(jq '[.[] | select(.forwarded > 1000)] | length' "$T/st.json")" = 4
 check "stats: no hairpin drop" test "$(jq '[.[].drop_hairpin] | add' "$T/st.json")" = 0
+# the stage through the pipeline's counters hook: pipeline show, status
+check "pipeline show: the bridge stage in slot 4 redirected frames" test "$(fp -j pipeline show \
+	"${P[1]}" | jq '.slots[] | select(.slot == 4 and .stage == "bridge") | .redirect > 1000')" = true
+check "status: the port's stages include the bridge" \
+	bash -c "ip netns exec $sw $FASTPATH -j status ${P[1]} | grep -q bridge"
+# --watch: a line a port each second, with the rate of frames in
+timeout 3.5 ip netns exec "$sw" "$FASTPATH" -j bridge stats "$BR" --watch >"$T/watch.jsonl" 2>&1 || true
+check "stats --watch: a round or more of 4 ports (JSON lines with in_pps)" \
+	test "$(jq -s '[.[] | select(has("in_pps"))] | length' "$T/watch.jsonl")" -ge 4
 
 # ---- flood: an unknown MAC reaches every other port exactly once -----------
 cat >"$T/raw.py" <<'EOF'
