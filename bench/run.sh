@@ -129,7 +129,7 @@ splice() {
 
 # want SECTION: whether this run does SECTION (ONLY unset: all of them).
 want() { [[ -z ${ONLY:-} || $ONLY == "$1" ]]; }
-case ${ONLY:-} in ''|filter|pipeline|dump) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline or dump" >&2; exit 2 ;; esac
+case ${ONLY:-} in ''|filter|pipeline|dump|lb) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump or lb" >&2; exit 2 ;; esac
 
 if want filter; then
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -383,4 +383,30 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/dsection.md"
 splice dump-bench "$TMP/dsection.md"
 log "wrote $DOC (dump section)"
+fi
+
+# ---- lb stage cost (issue 17): `build/bench/lb_cost`, ns per packet of the
+# lb stage by BPF_PROG_TEST_RUN (new and established flows).
+if want lb; then
+[[ -x build/bench/lb_cost ]] || { echo "bench: build/bench/lb_cost missing; run 'make bench'" >&2; exit 2; }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "lb_cost (BPF_PROG_TEST_RUN, repeat $REPEAT)"
+build/bench/lb_cost -r "$REPEAT" >"$TMP/lbcost.md" || exit 1
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- lb-cost:begin -->"
+	echo "## lb stage: ns per packet (BPF_PROG_TEST_RUN)"
+	echo
+	made_by
+	echo
+	echo "Command: \`build/bench/lb_cost -r $REPEAT\`. The lb moves the frame's head, so a repeated test"
+	echo "run cannot time the whole way: the paths that leave the frame alone are repeated, the whole way"
+	echo "(encapsulation, fib lookup, XDP_TX) is one run per frame over 50,000 flows, caches cold after"
+	echo "each syscall, less the one-run harness (a frame not for a VIP timed both ways). Behind fp_entry."
+	echo
+	cat "$TMP/lbcost.md"
+	echo "<!-- lb-cost:end -->"
+} >"$TMP/lbsection.md"
+splice lb-cost "$TMP/lbsection.md"
+log "wrote $DOC (lb section)"
 fi

@@ -22,7 +22,7 @@ _fastpath() {
 	for (( i = 1; i < cword; i++ )); do
 		case ${words[i]} in
 		--bpffs) bpffs=(--bpffs "${words[i+1]}"); (( i++ )); continue ;;
-		--mode|--table-bits|--share) (( i++ )); continue ;; # and their values
+		--mode|--table-bits|--share|--addr) (( i++ )); continue ;; # and their values
 		-*) continue ;;
 		esac
 		if [[ -z $obj ]]; then obj=${words[i]}; nobj=$i
@@ -111,6 +111,19 @@ _fastpath() {
 			stats) COMPREPLY=($(compgen -W '--watch' -- "$cur")) ;;
 			esac
 		fi ;;
+	decap)
+		if [[ -z $verb ]]; then
+			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |
+				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
+			return
+		fi
+		case $verb in
+		load) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--addr --mode --bpffs' -- "$cur"))
+			elif [[ $prev != --addr && ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(all)" -- "$cur")); fi ;;
+		stats) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--watch -j' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
+		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
+		esac ;;
 	dump|stats|gen)
 		[[ ${#args[@]} == 0 && -z $verb ]] && COMPREPLY=($(compgen -W "$( [[ $obj == gen ]] && all || loaded)" -- "$cur")) ;;
 	status)

@@ -16,7 +16,7 @@ set -euo pipefail
 build=(clang llvm make pkg-config gcc libc6-dev linux-libc-dev bpftool
        libbpf-dev libxdp-dev libpcap-dev libjansson-dev libmicrohttpd-dev)
 test=(libcmocka-dev libclang-rt-14-dev iproute2 iputils-ping ethtool iptables nftables
-      tcpdump tshark python3-scapy curl prometheus util-linux)
+      tcpdump tshark python3-scapy curl prometheus util-linux nginx-light)
 bench=(iproute2 ethtool nftables xdp-tools)
 demo=(iproute2 ethtool curl python3-scapy)
 
@@ -44,6 +44,14 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 echo "deps: installing ${missing[*]}" >&2
+# Packages that ship a service (nginx, prometheus) must not start it: the
+# tests run their own, privately. A policy-rc.d refuses every start for
+# the time of the install (when the machine has none of its own).
+rcpol=/usr/sbin/policy-rc.d
+if [ ! -e "$rcpol" ]; then
+  printf '#!/bin/sh\nexit 101\n' >"$rcpol" && chmod 0755 "$rcpol"
+  trap 'rm -f "$rcpol"' EXIT
+fi
 export DEBIAN_FRONTEND=noninteractive
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 apt-get update -qq || true

@@ -28,6 +28,7 @@ extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((w
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
 extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_bridge(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_decap(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
 	const char *name;
@@ -49,6 +50,7 @@ static const struct cli_object objects[] = {
 	{ "status",   "interfaces with fastpath loaded",                   cmd_status,   NULL },
 	{ "exporter", "Prometheus exporter",                               cmd_exporter, NULL },
 	{ "bridge",   "a layer-2 switch in XDP between ports (no STP)",    cmd_bridge,   NULL },
+	{ "decap",    "the lb's backend side: strip IP-in-IP for this host", cmd_decap,    NULL },
 };
 #define N_OBJECTS (int)(sizeof(objects) / sizeof(objects[0]))
 

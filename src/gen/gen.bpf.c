@@ -30,6 +30,13 @@ const volatile __u32 label_off = 0;      /* its first byte (after the length) */
 const volatile __u32 label_len = 0;      /* 1..FP_GEN_LABEL_MAX */
 const volatile __u32 rand_sport = 0;     /* rewrite the TCP/UDP source port */
 const volatile __u32 l4_off = 0;         /* the TCP/UDP header */
+/* The template's first head_len bytes (a multiple of 8): written back over
+ * every frame before it leaves. A live frame's page is recycled with what
+ * the receiver left in it, and a receiver that forwards (the stack, an lb,
+ * a bridge) rewrites MACs, TTL and checksums or encapsulates in place:
+ * without this the next frames from that page would leave modified. */
+const volatile __u32 head_len = 0;
+const volatile __u64 head[FP_GEN_HEAD / 8] = {};
 
 /* Counters and pacer state, one per CPU (user space sums and seeds them). */
 struct {
@@ -100,6 +107,20 @@ static __always_inline void rewrite_sport(struct xdp_md *ctx)
 	*sport = w;
 }
 
+static __always_inline void restore_head(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+
+	for (__u32 i = 0; i < FP_GEN_HEAD / 8; i++) {
+		__u64 *w = data + i * 8;
+
+		if (i * 8 >= head_len || (void *)(w + 1) > end)
+			break;
+		*w = head[i];
+	}
+}
+
 /* Random [a-z0-9] over the first label (the UDP checksum was zeroed). */
 static __always_inline void rewrite_label(struct xdp_md *ctx)
 {
@@ -146,6 +167,7 @@ int fp_gen(struct xdp_md *ctx)
 		c->gate = now + c->interval / 2;           /* behind it: twice the rate */
 		c->left = c->train - 1;
 	}
+	restore_head(ctx);
 	if (rand_src)
 		rewrite_src(ctx);
 	if (rand_sport)

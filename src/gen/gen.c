@@ -142,6 +142,9 @@ static int set_rewrites(struct fp_gen *g, char *err, size_t errlen)
 		ro->l4_csum_off = l.l4_csum_off;
 		ro->l4_udp = 1;
 	}
+	/* last: the template as it leaves (the label's checksum zeroed) */
+	ro->head_len = (g->o.len < FP_GEN_HEAD ? g->o.len : FP_GEN_HEAD) & ~7u;
+	memcpy((void *)ro->head, g->frame, ro->head_len);
 	return 0;
 }
 

@@ -42,6 +42,7 @@ struct fp_gen_cpu {
 };
 
 #define FP_GEN_SHIFT     8   /* fixed-point fraction bits of interval/tat */
+#define FP_GEN_HEAD      128 /* template bytes restored on every frame */
 #define FP_GEN_LABEL_MAX 63  /* longest DNS label --rand-label rewrites */
 #define FP_GEN_TRAIN_MAX 256 /* frames sent back to back (a veth ring) */
 

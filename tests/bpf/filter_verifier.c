@@ -13,7 +13,8 @@
  * largest configuration (test mode; the generator with every rewrite on),
  * and every program of it is measured: a program added to an object is
  * covered without a change here. The tests' mark stage is measured too:
- * it is the model a new stage starts from.
+ * it is the model a new stage starts from. The lb stage has no loop but
+ * many paths (three encapsulations, ICMP both ways): it is watched too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +34,7 @@
 #include "filter.skel.h"
 #include "gen.skel.h"
 #include "mark.skel.h"
+#include "lb.skel.h"
 
 /* 80% of BPF_COMPLEXITY_LIMIT_INSNS */
 #ifndef HEADROOM_LIMIT /* -DHEADROOM_LIMIT=N to see the check fail */
@@ -45,11 +47,12 @@ static struct dump_exit_bpf *dump_exit;
 static struct filter_bpf *filter;
 static struct gen_bpf *gen;
 static struct mark_bpf *mark;
+static struct lb_bpf *lb;
 
 /* The programs that must be there (a rename or a lost SEC shows here). */
 static const char *const expected[] = {
 	"fp_entry", "fp_dump", "fp_dump_tap", "fp_dump_exit", "fp_filter", "fp_entry_filter",
-	"fp_gen", "fp_mark",
+	"fp_gen", "fp_mark", "fp_lb",
 };
 #define N_EXPECTED (sizeof(expected) / sizeof(expected[0]))
 
@@ -101,6 +104,8 @@ static int setup(void **state)
 	LOAD(dump_exit, dump_exit, (void)0);
 	LOAD(filter, filter, filter->rodata->record_last = 1);
 	LOAD(mark, mark, mark->rodata->slot = 5);
+	/* the lb with a small connection table (its size changes no program) */
+	LOAD(lb, lb, bpf_map__set_max_entries(lb->maps.lb_conns, 1024));
 	/* the generator with both rewrites on: an IPv4 UDP DNS template */
 	LOAD(gen, gen, ({
 		gen->rodata->rand_src = 1;
@@ -116,6 +121,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
+	lb_bpf__destroy(lb);
 	gen_bpf__destroy(gen);
 	dump_exit_bpf__destroy(dump_exit);
 	mark_bpf__destroy(mark);
@@ -141,7 +147,7 @@ static void test_every_program_headroom(void **state)
 	struct bpf_object *objs[] = { entry ? entry->obj : NULL, dump ? dump->obj : NULL,
 				      dump_exit ? dump_exit->obj : NULL,
 				      filter ? filter->obj : NULL, gen ? gen->obj : NULL,
-				      mark ? mark->obj : NULL };
+				      mark ? mark->obj : NULL, lb ? lb->obj : NULL };
 	unsigned seen = 0, over = 0, n = 0;
 	struct bpf_program *p;
 

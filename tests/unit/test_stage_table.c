@@ -42,15 +42,17 @@ static void test_builtin_table(void **state)
 	assert_true(fp_stage_by_slot(FP_STAGE_DUMP)->tap);
 	assert_non_null(fp_stage_by_slot(FP_STAGE_FILTER)->fused_pin);
 	assert_string_equal(fp_stage_by_slot(FP_STAGE_BRIDGE)->name, "bridge");
+	/* the lb's backend side, last in the chain */
+	assert_string_equal(fp_stage_by_slot(FP_STAGE_DECAP)->name, "decap");
 	assert_null(fp_stage_by_name("nosuch"));
 	assert_null(fp_stage_by_name(NULL));
 }
 
 static const struct fp_stage_ops later = {
-	.name = "later", .slot = 6, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "later", .slot = 5, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 static const struct fp_stage_ops middle = {
-	.name = "middle", .slot = 5, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "middle", .slot = 3, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 
 static void test_add_refusals_and_order(void **state)
@@ -74,13 +76,13 @@ static void test_add_refusals_and_order(void **state)
 	t = fp_stage_table();
 	for (i = 1; t[i]; i++)
 		assert_true(t[i - 1]->slot < t[i]->slot);
-	assert_ptr_equal(fp_stage_by_slot(5), &middle);
+	assert_ptr_equal(fp_stage_by_slot(3), &middle);
 	assert_ptr_equal(fp_stage_by_name("later"), &later);
 	assert_int_equal(fp_stage_table__check(err, sizeof(err)), 0);
 }
 
 static const struct fp_stage_ops bad_name = {
-	.name = "Bad-Name", .slot = 3, .abi = 1, .meta_pin = "m", .prog_pin = "p",
+	.name = "Bad-Name", .slot = 2, .abi = 1, .meta_pin = "m", .prog_pin = "p",
 };
 
 static void test_check_names_a_bad_entry(void **state)

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * lb_cost: ns per packet of the lb stage behind fp_entry, by
+ * BPF_PROG_TEST_RUN, for an established flow (connection-table hit) and a
+ * new one (Maglev over a 65,537-slot table and a table insert), on IPv4
+ * TCP to a VIP of three backends, encapsulated (IPIP) with a fib lookup.
+ *
+ *   build/bench/lb_cost [--flows N] [--repeat N]
+ *
+ * A repeated run (BPF_PROG_TEST_RUN repeat) works on one buffer, and the
+ * lb moves the frame's head: the second run would see the encapsulated
+ * frame (live frames reset the pointers, not the bytes written over). So:
+ * - repeat 1,000,000 (steady state, caches warm) times the paths that do
+ *   not move the frame: not a VIP; an established flow up to the outer
+ *   header (its TTL 1: dropped just before the fib lookup); the same with
+ *   the fib lookup (a backend with no route: dropped after it);
+ * - one run per frame (the mean of the kernel's per-run durations, caches
+ *   cold after each syscall) times the whole way, encapsulation and XDP_TX
+ *   included: N new flows, the same N again established, one flow N
+ *   times; a frame not for a VIP timed both ways shows the one-run
+ *   harness's share, which is taken off.
+ * Needs root (BPF, a network namespace of its own).
+ * Prints a markdown table.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include "common/pkt.h"
+#include "common/lb_fixture.h"
+#include "common/lb_frames.h"
+#include "lb/maglev.h"
+#include "entry.skel.h"
+#include "lb.skel.h"
+
+#define VIP_TX   "198.51.100.10" /* backends behind lb0: XDP_TX */
+#define VIP_NOROUTE "198.51.100.30" /* one backend with no route */
+
+/* ns per run of `repeat` runs of a frame from 192.0.2.7:60000 to vip:80, TTL ttl. */
+static double repeated(struct lb_fixture *f, const char *vip, uint8_t ttl, unsigned repeat)
+{
+	static struct pkt b;
+	uint32_t ns;
+
+	lbt_frame(&b, "192.0.2.7", vip, 60000, 80, 6, 0, ttl, 20); /* not a port of the N flows */
+	return lbf_time(f, 0, b.buf, b.len, repeat, &ns) ? -1 : (double)ns;
+}
+
+static int vip_with_backends(struct lb_fixture *f, const char *vip, uint32_t index,
+			     const char *const be[3], uint32_t first)
+{
+	uint32_t idx[3] = { first, first + 1, first + 2 };
+
+	if (lbf_vip(f, vip, 80, 6, 0, index, FP_MAGLEV_DEFAULT_SIZE, 0))
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (lbf_backend(f, idx[i], be[i], index, FP_LB_BE_USED, 1))
+			return -1;
+	return lbf_table(f, index, FP_MAGLEV_DEFAULT_SIZE, idx, NULL, 3);
+}
+
+/* Mean ns of one run each over n frames (sports from sport0). */
+static double per_frame_mean(struct lb_fixture *f, const char *vip, uint16_t sport0, unsigned n,
+			     int one_flow)
+{
+	static struct pkt b;
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t ns;
+		lbt_frame(&b, "192.0.2.7", vip, (uint16_t)(sport0 + (one_flow ? 0 : i)), 80, 6, 0, 64,
+			  20);
+		if (lbf_time(f, 0, b.buf, b.len, 1, &ns))
+			return -1;
+		sum += ns;
+	}
+	return (double)sum / n;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const be_tx[3] = { "10.0.0.2", "10.0.0.4", "10.0.0.5" };
+	unsigned flows = 50000, repeat = 1000000;
+	struct fp_lb_stats st;
+	struct lb_fixture f;
+	double fresh, again, warm, notvip1, harness;
+	double notvip, upto_fib, with_fib;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "f:r:")) != -1) {
+		if (opt == 'f')
+			flows = (unsigned)atoi(optarg);
+		else if (opt == 'r')
+			repeat = (unsigned)atoi(optarg);
+		else
+			return fprintf(stderr, "usage: lb_cost [-f FLOWS] [-r REPEAT]\n"), 2;
+	}
+	if (flows < 1 || flows > 60000 || repeat < 1)
+		return fprintf(stderr, "lb_cost: flows 1..60000, repeat >= 1\n"), 2;
+	if (lbf_open_sized(&f, 4 * libbpf_num_possible_cpus() * flows))
+		return fprintf(stderr, "lb_cost: the fixture did not open (root?)\n"), 1;
+	if (system("for a in 10.0.0.4 10.0.0.5; do ip neigh add $a lladdr 02:00:00:00:0b:04 "
+		   "dev lb0 nud permanent || exit 1; done") ||
+	    vip_with_backends(&f, VIP_TX, 1, be_tx, 10) ||
+	    lbf_vip(&f, VIP_NOROUTE, 80, 6, 0, 2, 13, 0) ||
+	    lbf_backend(&f, 20, "203.0.113.9", 2, FP_LB_BE_USED, 1) ||
+	    lbf_table(&f, 2, 13, (const uint32_t[]){ 20 }, NULL, 1))
+		return fprintf(stderr, "lb_cost: setting up the VIPs failed\n"), 1;
+
+	/* steady state: the paths that leave the frame as it was */
+	notvip = repeated(&f, "198.51.100.99", 64, repeat);
+	upto_fib = repeated(&f, VIP_TX, 1, repeat);
+	with_fib = repeated(&f, VIP_NOROUTE, 64, repeat);
+	if (notvip < 0 || upto_fib < 0 || with_fib < 0 ||
+	    lbf_counter(&f, FP_LB_C_TTL_EXPIRED) != repeat ||
+	    lbf_counter(&f, FP_LB_C_FIB_FAIL) != repeat)
+		return fprintf(stderr, "lb_cost: a repeated run failed or took another path\n"), 1;
+	notvip1 = per_frame_mean(&f, "198.51.100.99", 1024, flows, 1);
+	/* new flows, then the same flows established, one run per frame */
+	fresh = per_frame_mean(&f, VIP_TX, 1024, flows, 0);
+	again = per_frame_mean(&f, VIP_TX, 1024, flows, 0);
+	/* one established flow over and over (caches warm, as a busy flow's) */
+	warm = per_frame_mean(&f, VIP_TX, 1024, flows, 1);
+	if (fresh < 0 || again < 0 || notvip1 < 0 || warm < 0)
+		return fprintf(stderr, "lb_cost: test run failed\n"), 1;
+	st = lbf_vip_stats(&f, 1);
+	/* the TTL-1 frame's flow: one new flow and repeat - 1 hits before these */
+	st.new_flows -= 1;
+	st.conn_hits -= repeat - 1;
+	if (st.new_flows != flows || st.conn_hits != 2ull * flows || lbf_counter(&f, FP_LB_C_FORWARD_TX) != 3ull * flows)
+		return fprintf(stderr, "lb_cost: not every frame took the path measured (new %llu, hits %llu, tx %llu)\n", (unsigned long long)st.new_flows, (unsigned long long)st.conn_hits, (unsigned long long)lbf_counter(&f, FP_LB_C_FORWARD_TX)), 1;
+	harness = notvip1 - notvip;
+
+	printf("| lb stage, IPv4 TCP, 3 backends, table 65,537 | ns per packet |\n|---|---|\n");
+	printf("| **steady state, repeat %u** | |\n", repeat);
+	printf("| not a VIP: on down the chain | %.0f |\n", notvip);
+	printf("| established flow up to the outer header (TTL 1: dropped before the fib) | %.0f |\n",
+	       upto_fib);
+	printf("| the same with the fib lookup (no route: dropped after it) | %.0f |\n", with_fib);
+	printf("| **whole way, one run per frame, caches cold (mean of %u)** | |\n", flows);
+	printf("| not a VIP (the one-run harness: %.0f more than repeated) | %.0f |\n", harness,
+	       notvip1);
+	printf("| new flow: Maglev, insert, encapsulation, fib, XDP_TX, less the harness | %.0f |\n",
+	       fresh - harness);
+	printf("| established flow (the same flows again), less the harness | %.0f |\n",
+	       again - harness);
+	printf("| one established flow over and over, less the harness | %.0f |\n", warm - harness);
+	printf("| new / established (%u flows each) | %.2fx |\n", flows,
+	       (fresh - harness) / (again - harness));
+	lbf_close(&f);
+	return 0;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Which VIP a packet is for, its flow, and the flow's backend: the
+ * connection table first, the VIP's Maglev table on a miss. Constant work
+ * per packet: a few hash and array lookups, no loop over VIPs or backends.
+ */
+#ifndef FP_LB_FLOW_H
+#define FP_LB_FLOW_H
+
+#include "lb_pkt.h"
+#include "lb_maps.h"
+
+/* The VIP of (addr, port, proto): the exact key, then the address's
+ * port-any VIP (port 0). Copies it into s; 0 when there is none. */
+static __always_inline int lb_find_vip(struct lb_state *s, const __u8 *addr, __u8 family,
+				       __u8 proto, __u16 port)
+{
+	struct fp_lb_vip_key key = { .port = port, .proto = proto, .family = family };
+	struct fp_lb_vip *vip;
+
+	lb_copy16(key.addr, addr);
+	vip = port ? bpf_map_lookup_elem(&lb_vips, &key) : NULL;
+	if (!vip) {
+		key.port = 0;
+		vip = bpf_map_lookup_elem(&lb_vips, &key);
+		if (!vip)
+			return 0;
+	}
+	s->vip = *vip;
+	s->vip_index = vip->index;
+	return 1;
+}
+
+/* The flow key of a client's packet; with FP_LB_VIP_HASH_SRC only the
+ * source and family count (every flow of a client goes to one backend). */
+static __always_inline void lb_set_flow(struct lb_state *s, const __u8 *src, const __u8 *dst,
+					__u16 sport, __u16 dport, __u8 proto, __u8 family)
+{
+	struct fp_lb_flow *f = &s->flow;
+
+	lb_copy16(f->src, src);
+	f->family = family;
+	if (s->vip.flags & FP_LB_VIP_HASH_SRC) {
+		__builtin_memset(f->dst, 0, sizeof(f->dst));
+		f->sport = f->dport = 0;
+		f->proto = 0;
+	} else {
+		lb_copy16(f->dst, dst);
+		f->sport = sport;
+		f->dport = dport;
+		f->proto = proto;
+	}
+	f->pad = 0;
+	s->hash = fp_lb_flow_hash(f);
+}
+
+static __always_inline struct fp_lb_stats *lb_stats(void *map, __u32 index)
+{
+	return bpf_map_lookup_elem(map, &index);
+}
+
+/* A backend entry of this VIP that is in use and not down. */
+static __always_inline int lb_be_alive(const struct fp_lb_backend *be, __u32 vip_index)
+{
+	return (be->flags & (FP_LB_BE_USED | FP_LB_BE_DOWN)) == FP_LB_BE_USED &&
+	       be->vip_index == vip_index;
+}
+
+/*
+ * The flow's backend, into s->be / s->be_index. An established flow keeps
+ * its backend while that entry is alive and of the same gen (a drained
+ * backend keeps its flows); otherwise the Maglev table picks one, which
+ * must be alive and not draining, and the flow is recorded (not for an
+ * ICMP error: it makes no flow). Returns LB_GO or FP_LB_C_NO_BACKEND.
+ */
+static __always_inline __u32 lb_pick_backend(struct lb_state *s)
+{
+	struct fp_lb_stats *vs = lb_stats(&lb_vip_stats, s->vip_index), *bs;
+	struct fp_lb_backend *be;
+	struct fp_lb_conn *conn, fresh;
+	__u32 slot, *idx;
+	void *table;
+	__u64 now = bpf_ktime_get_ns();
+
+	conn = bpf_map_lookup_elem(&lb_conns, &s->flow);
+	if (conn) {
+		__u32 i = conn->backend;
+
+		be = bpf_map_lookup_elem(&lb_backends, &i);
+		if (be && lb_be_alive(be, s->vip_index) && be->gen == conn->gen) {
+			conn->atime_ns = now;
+			s->be = *be;
+			s->be_index = i;
+			if (vs)
+				vs->conn_hits++;
+			bs = lb_stats(&lb_be_stats, i);
+			if (bs)
+				bs->conn_hits++;
+			return LB_GO;
+		}
+	}
+	if (vs)
+		vs->conn_misses++;
+	table = bpf_map_lookup_elem(&lb_tables, &s->vip_index);
+	if (!table || !s->vip.table_size)
+		return FP_LB_C_NO_BACKEND;
+	slot = s->hash % s->vip.table_size;
+	idx = bpf_map_lookup_elem(table, &slot);
+	if (!idx || *idx == FP_LB_NO_BACKEND)
+		return FP_LB_C_NO_BACKEND;
+	slot = *idx;
+	be = bpf_map_lookup_elem(&lb_backends, &slot);
+	if (!be || !lb_be_alive(be, s->vip_index) || (be->flags & FP_LB_BE_DRAIN))
+		return FP_LB_C_NO_BACKEND;
+	s->be = *be;
+	s->be_index = slot;
+	if (s->icmp)
+		return LB_GO;
+	fresh.backend = slot;
+	fresh.gen = be->gen;
+	fresh.atime_ns = now;
+	/* a full table evicts its least recently used flow: never a failure */
+	bpf_map_update_elem(&lb_conns, &s->flow, &fresh, BPF_ANY);
+	if (vs)
+		vs->new_flows++;
+	bs = lb_stats(&lb_be_stats, slot);
+	if (bs)
+		bs->new_flows++;
+	return LB_GO;
+}
+
+/* A packet on its way to the backend: packets and bytes (the client's IP
+ * datagram, without the outer header) of the VIP and of the backend. */
+static __always_inline void lb_count_sent(const struct lb_state *s, __u32 len)
+{
+	struct fp_lb_stats *st = lb_stats(&lb_vip_stats, s->vip_index);
+
+	if (st) {
+		st->packets++;
+		st->bytes += len;
+	}
+	st = lb_stats(&lb_be_stats, s->be_index);
+	if (st) {
+		st->packets++;
+		st->bytes += len;
+	}
+}
+
+#endif

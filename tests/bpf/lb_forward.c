@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The lb stage's way out, on real frames through fp_entry (BPF_PROG_TEST_RUN,
+ * the fib lookups answered by routes and static neighbours in a namespace
+ * of the test's own, tests/common/lb_fixture.h):
+ * - a client's packet to a VIP leaves encapsulated, compared byte by byte
+ *   with the frame written out here (outer header, checksums, the client's
+ *   TTL one lower, its L4 untouched): IPv4 in IPv4, IPv6 in IPv6, IPv4 in
+ *   IPv6; TCP and UDP; no tag, one, two;
+ * - XDP_TX when the route leaves by the ingress port, XDP_REDIRECT through
+ *   lb_tx_ports to another, a drop when that port is not in lb_tx_ports;
+ *   no neighbour: passed to the stack encapsulated; no route: dropped;
+ * - TTL 1 dropped; TTL 2 leaves with 1;
+ * - too big once encapsulated: the ICMP "fragmentation needed" (IPv4, DF)
+ *   and ICMPv6 "packet too big" answers, bytes and checksums; without DF
+ *   dropped;
+ * - an outer source family unset in lb_meta: dropped as an error.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <fastpath/lb_abi.h>
+#include "common/pkt.h"
+#include "common/lb_fixture.h"
+#include "common/lb_frames.h"
+#include "lb.skel.h"
+
+static struct lb_fixture F;
+static const uint8_t lb0_mac[6] = { 2, 0, 0, 0, 0x0a, 1 }, lb1_mac[6] = { 2, 0, 0, 0, 0x0a, 2 };
+static const uint8_t be4_mac[6] = { 2, 0, 0, 0, 0x0b, 2 }, be6_mac[6] = { 2, 0, 0, 0, 0x0b, 6 };
+static const uint8_t be_lb1_mac[6] = { 2, 0, 0, 0, 0x0c, 2 };
+static const uint8_t client_mac[6] = { 2, 0, 0, 0, 0, 1 }, us_mac[6] = { 2, 0, 0, 0, 0, 2 };
+
+#define VIP4 "198.51.100.10"
+#define VIP6 "2001:db8:100::10"
+#define CLIENT4 "192.0.2.7"
+#define CLIENT6 "2001:db8:200::7"
+
+static int setup(void **state)
+{
+	int rc = lbf_open(&F);
+
+	if (rc == -EPERM)
+		return 0; /* not root: every case skips */
+	return rc;
+}
+
+static int teardown(void **state)
+{
+	lbf_close(&F);
+	return 0;
+}
+
+/* One VIP (index 1, the given address, TCP and UDP port 80) served by one
+ * backend (entry 3) at `be`. */
+static void one_backend(const char *vip, const char *be)
+{
+	uint32_t b = 3;
+
+	if (!F.lb)
+		skip();
+	assert_int_equal(lbf_reset(&F), 0);
+	assert_int_equal(lbf_vip(&F, vip, 80, 6, 0, 1, 13, 7), 0);
+	assert_int_equal(lbf_vip(&F, vip, 80, 17, 0, 1, 13, 7), 0);
+	assert_int_equal(lbf_backend(&F, 3, be, 1, FP_LB_BE_USED, 1), 0);
+	assert_int_equal(lbf_table(&F, 1, 13, &b, NULL, 1), 0);
+}
+
+static void assert_frame(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len)
+{
+	if (got_len != want_len || memcmp(got, want, want_len)) {
+		fprintf(stderr, "got %zu bytes:\n", got_len);
+		pkt_hexdump(stderr, got, got_len);
+		fprintf(stderr, "want %zu bytes:\n", want_len);
+		pkt_hexdump(stderr, want, want_len);
+		fail_msg("the frame is not the one expected");
+	}
+}
+
+/* Sends the client's frame and checks the encapsulated frame, its action
+ * and counter. */
+static void check_encap(const char *client, const char *vip, uint8_t proto, int n_vlan,
+			const char *be, int action, enum fp_lb_counter counter,
+			const uint8_t *dmac, const uint8_t *smac)
+{
+	static uint8_t out[4096], want[4096];
+	struct fp_lb_flow fl = lbf_flow(client, vip, 40000, 80, proto, 0);
+	uint32_t hash = fp_lb_flow_hash(&fl);
+	uint8_t osrc[16], bea[16];
+	uint64_t c0 = lbf_counter(&F, counter);
+	size_t out_len, want_len, l3;
+	struct pkt b;
+
+	lbt_frame(&b, client, vip, 40000, 80, proto, n_vlan, 64, 100);
+	lbt_outer_src(lbf_addr(be, bea), hash, osrc);
+	want_len = lbt_expect_encap(&b, dmac, smac, be, osrc, hash, want);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), action);
+	assert_frame(out, out_len, want, want_len);
+	assert_int_equal(lbf_counter(&F, counter), c0 + 1);
+	/* checked on their own as well: the outer IPv4 header's checksum ... */
+	l3 = (size_t)b.l3;
+	if (lbf_addr(be, bea) == 4)
+		assert_int_equal(lbf_csum(out + l3, 20, 0), 0);
+	/* ... and the client's L4 header and payload, byte for byte */
+	assert_memory_equal(out + out_len - (b.len - (size_t)b.l4), b.buf + b.l4,
+			    b.len - (size_t)b.l4);
+}
+
+static void test_ipip_v4(void **state)
+{
+	one_backend(VIP4, "10.0.0.2");
+	for (int v = 0; v <= 2; v++) {
+		check_encap(CLIENT4, VIP4, 6, v, "10.0.0.2", XDP_TX, FP_LB_C_FORWARD_TX, be4_mac,
+			    lb0_mac);
+		check_encap(CLIENT4, VIP4, 17, v, "10.0.0.2", XDP_TX, FP_LB_C_FORWARD_TX, be4_mac,
+			    lb0_mac);
+	}
+}
+
+static void test_ip6ip6(void **state)
+{
+	one_backend(VIP6, "2001:db8::2");
+	for (int v = 0; v <= 2; v++) {
+		check_encap(CLIENT6, VIP6, 6, v, "2001:db8::2", XDP_TX, FP_LB_C_FORWARD_TX,
+			    be6_mac, lb0_mac);
+		check_encap(CLIENT6, VIP6, 17, v, "2001:db8::2", XDP_TX, FP_LB_C_FORWARD_TX,
+			    be6_mac, lb0_mac);
+	}
+}
+
+static void test_ip4ip6(void **state)
+{
+	one_backend(VIP4, "2001:db8::2");
+	for (int v = 0; v <= 2; v++) {
+		check_encap(CLIENT4, VIP4, 6, v, "2001:db8::2", XDP_TX, FP_LB_C_FORWARD_TX,
+			    be6_mac, lb0_mac);
+		check_encap(CLIENT4, VIP4, 17, v, "2001:db8::2", XDP_TX, FP_LB_C_FORWARD_TX,
+			    be6_mac, lb0_mac);
+	}
+}
+
+/* The route leaves by lb1: redirected through lb_tx_ports, lb1's MACs. */
+static void test_redirect_other_port(void **state)
+{
+	one_backend(VIP4, "10.1.0.2");
+	check_encap(CLIENT4, VIP4, 6, 1, "10.1.0.2", XDP_REDIRECT, FP_LB_C_FORWARD_REDIRECT,
+		    be_lb1_mac, lb1_mac);
+}
+
+/* No neighbour yet: encapsulated, addressed as it came, to the stack. */
+static void test_no_neighbour_passes_encapsulated(void **state)
+{
+	one_backend(VIP4, "10.0.0.3");
+	check_encap(CLIENT4, VIP4, 17, 0, "10.0.0.3", XDP_PASS, FP_LB_C_NO_NEIGH, us_mac,
+		    client_mac);
+}
+
+static void check_drop(const char *client, const char *vip, uint8_t ttl, enum fp_lb_counter c)
+{
+	uint64_t c0 = lbf_counter(&F, c);
+	struct pkt b;
+
+	lbt_frame(&b, client, vip, 40000, 80, 6, 0, ttl, 100);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, NULL, NULL), XDP_DROP);
+	assert_int_equal(lbf_counter(&F, c), c0 + 1);
+}
+
+static void test_port_not_in_tx_ports(void **state)
+{
+	one_backend(VIP4, "10.2.0.2");
+	check_drop(CLIENT4, VIP4, 64, FP_LB_C_NO_PORT);
+}
+
+static void test_no_route(void **state)
+{
+	one_backend(VIP4, "203.0.113.99");
+	check_drop(CLIENT4, VIP4, 64, FP_LB_C_FIB_FAIL);
+}
+
+static void test_ttl(void **state)
+{
+	static uint8_t out[4096];
+	size_t out_len;
+	struct pkt b;
+
+	one_backend(VIP4, "10.0.0.2");
+	check_drop(CLIENT4, VIP4, 1, FP_LB_C_TTL_EXPIRED);
+	check_drop(CLIENT4, VIP4, 0, FP_LB_C_TTL_EXPIRED);
+	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 6, 0, 2, 10);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
+	assert_int_equal(out[14 + 20 + 8], 1);                   /* inner TTL */
+	assert_int_equal(lbf_csum(out + 14 + 20, 20, 0), 0);     /* inner checksum */
+	one_backend(VIP6, "2001:db8::2");
+	check_drop(CLIENT6, VIP6, 1, FP_LB_C_TTL_EXPIRED);
+}
+
+static void test_source_unset_is_error(void **state)
+{
+	struct fp_lb_meta m;
+	__u32 zero = 0;
+	int fd;
+
+	one_backend(VIP6, "2001:db8::2");
+	fd = bpf_map__fd(F.lb->maps.lb_meta);
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &m), 0);
+	m.flags = FP_LB_META_SRC4;
+	assert_int_equal(bpf_map_update_elem(fd, &zero, &m, 0), 0);
+	check_drop(CLIENT6, VIP6, 64, FP_LB_C_ERROR);
+}
+
+/*
+ * The too-big answer for client frame b (n_vlan tags) on a path of MTU
+ * 1500 through an outer header of `outer` bytes: Ethernet back to the
+ * client (tags kept), IP from the VIP, ICMP with the MTU left, the first
+ * `quote` bytes of the client's datagram.
+ */
+static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
+{
+	const uint8_t *ip = b->buf + b->l3;
+	size_t l2 = (size_t)b->l3, o = l2;
+	uint16_t mtu = (uint16_t)(1500 - outer);
+
+	memcpy(out, client_mac, 6);
+	memcpy(out + 6, us_mac, 6);
+	memcpy(out + 12, b->buf + 12, l2 - 12);                /* tags, ethertype */
+	if (b->ip_ver == 4) {
+		uint8_t *h = out + o, *icmp = h + 20;
+
+		memset(h, 0, 28);
+		h[0] = 0x45;
+		lbt_put16(h + 2, 20 + 8 + 64);
+		h[8] = 64;
+		h[9] = 1;
+		memcpy(h + 12, ip + 16, 4);                         /* from the VIP */
+		memcpy(h + 16, ip + 12, 4);
+		lbt_put16(h + 10, lbf_csum(h, 20, 0));
+		icmp[0] = 3;
+		icmp[1] = 4;
+		lbt_put16(icmp + 6, mtu);
+		memcpy(icmp + 8, ip, 64);
+		lbt_put16(icmp + 2, lbf_csum(icmp, 8 + 64, 0));
+		return o + 28 + 64;
+	} else {
+		uint8_t *h = out + o, *icmp = h + 40, ph[40];
+
+		memset(h, 0, 48);
+		h[0] = 0x60;
+		lbt_put16(h + 4, 8 + 128);
+		h[6] = 58;
+		h[7] = 64;
+		memcpy(h + 8, ip + 24, 16);
+		memcpy(h + 24, ip + 8, 16);
+		icmp[0] = 2;
+		icmp[6] = mtu >> 8;
+		icmp[7] = mtu & 0xff;
+		memcpy(icmp + 8, ip, 128);
+		memset(ph, 0, sizeof(ph));
+		memcpy(ph, h + 8, 32);
+		ph[35] = 8 + 128;
+		ph[39] = 58;
+		{
+			uint16_t c = lbf_csum(ph, 40, 0);
+
+			lbt_put16(icmp + 2, lbf_csum(icmp, 8 + 128, (uint16_t)~c));
+		}
+		return o + 48 + 128;
+	}
+}
+
+static void check_too_big(const char *client, const char *vip, const char *be, int n_vlan,
+			  size_t fits, int outer)
+{
+	static uint8_t out[4096], want[4096];
+	uint64_t c0 = lbf_counter(&F, FP_LB_C_TOO_BIG), tx0 = lbf_counter(&F, FP_LB_C_FORWARD_TX);
+	size_t out_len, want_len, hdrs;
+	struct pkt b;
+
+	one_backend(vip, be);
+	/* the largest datagram that fits once encapsulated goes through ... */
+	lbt_frame(&b, client, vip, 40000, 80, 6, n_vlan, 64, 0);
+	hdrs = b.len - (size_t)b.l3;
+	lbt_frame(&b, client, vip, 40000, 80, 6, n_vlan, 64, fits - hdrs);
+	assert_int_equal(b.len - (size_t)b.l3, fits);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, NULL, NULL), XDP_TX);
+	assert_int_equal(lbf_counter(&F, FP_LB_C_FORWARD_TX), tx0 + 1);
+	/* ... one byte more is answered */
+	lbt_frame(&b, client, vip, 40000, 80, 6, n_vlan, 64, fits - hdrs + 1);
+	want_len = expect_too_big(&b, outer, want);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
+	assert_frame(out, out_len, want, want_len);
+	assert_int_equal(lbf_counter(&F, FP_LB_C_TOO_BIG), c0 + 1);
+	/* the IP and ICMP checksums, verified on their own */
+	if (b.ip_ver == 4) {
+		assert_int_equal(lbf_csum(out + b.l3, 20, 0), 0);
+		assert_int_equal(lbf_csum(out + b.l3 + 20, 8 + 64, 0), 0);
+	}
+}
+
+static void test_too_big_v4(void **state)
+{
+	check_too_big(CLIENT4, VIP4, "10.0.0.2", 0, 1480, 20);
+	check_too_big(CLIENT4, VIP4, "10.0.0.2", 2, 1480, 20);
+	check_too_big(CLIENT4, VIP4, "2001:db8::2", 1, 1460, 40); /* 4 in 6 */
+}
+
+static void test_too_big_v6(void **state)
+{
+	check_too_big(CLIENT6, VIP6, "2001:db8::2", 0, 1460, 40);
+	check_too_big(CLIENT6, VIP6, "2001:db8::2", 1, 1460, 40);
+}
+
+/* IPv4 without DF: a router would fragment it; fragments to a VIP are
+ * dropped, so it is dropped and counted as too big, unanswered. */
+static void test_too_big_no_df_dropped(void **state)
+{
+	uint64_t c0 = lbf_counter(&F, FP_LB_C_TOO_BIG);
+	struct pkt b;
+
+	one_backend(VIP4, "10.0.0.2");
+	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 17, 0, 64, 1480);
+	pkt_set8(&b, (size_t)b.l3 + 6, 0);  /* DF off ... */
+	b.buf[b.l3 + 10] = b.buf[b.l3 + 11] = 0;
+	lbt_put16(b.buf + b.l3 + 10, lbf_csum(b.buf + b.l3, 20, 0)); /* ... checksum right */
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, NULL, NULL), XDP_DROP);
+	assert_int_equal(lbf_counter(&F, FP_LB_C_TOO_BIG), c0 + 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ipip_v4),
+		cmocka_unit_test(test_ip6ip6),
+		cmocka_unit_test(test_ip4ip6),
+		cmocka_unit_test(test_redirect_other_port),
+		cmocka_unit_test(test_no_neighbour_passes_encapsulated),
+		cmocka_unit_test(test_port_not_in_tx_ports),
+		cmocka_unit_test(test_no_route),
+		cmocka_unit_test(test_ttl),
+		cmocka_unit_test(test_source_unset_is_error),
+		cmocka_unit_test(test_too_big_v4),
+		cmocka_unit_test(test_too_big_v6),
+		cmocka_unit_test(test_too_big_no_df_dropped),
+	};
+
+	return cmocka_run_group_tests_name("lb_forward", tests, setup, teardown);
+}
