@@ -2,7 +2,8 @@
 # own help (so they follow what it has built in); interfaces from
 # `fastpath -j status` (those with fastpath loaded; for `filter load`, every
 # interface); rule ids from `fastpath -j filter list IFACE`; stage names
-# (pipeline enable|disable) from `fastpath -j pipeline show IFACE`.
+# (pipeline enable|disable) from `fastpath -j pipeline show IFACE`; bridges
+# and their ports from `fastpath -j bridge show [NAME]`.
 #   install: /usr/share/bash-completion/completions/fastpath (make install),
 #   or `source completion/fastpath.bash`
 
@@ -21,7 +22,7 @@ _fastpath() {
 	for (( i = 1; i < cword; i++ )); do
 		case ${words[i]} in
 		--bpffs) bpffs=(--bpffs "${words[i+1]}"); (( i++ )); continue ;;
-		--mode|--table-bits|--share|--addr|--conns|--src4|--src6|--hash|--table-size|--weight) (( i++ )); continue ;; # and their values
+		--mode|--table-bits|--share|--addr|--conns|--src4|--src6|--hash|--table-size|--weight|--ageing|--address|--pvid|--vlans|--flood-limit) (( i++ )); continue ;; # and their values
 		-*) continue ;;
 		esac
 		if [[ -z $obj ]]; then obj=${words[i]}; nobj=$i
@@ -120,6 +121,27 @@ _fastpath() {
 			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
 		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 		esac ;;
+	bridge)
+		if [[ -z $verb ]]; then
+			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |
+				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
+			return
+		fi
+		local bridges
+		bridges=$("$fp" "${bpffs[@]}" -j bridge show 2>/dev/null | _fastpath_json_field bridge)
+		[[ $verb == fdb && ${#args[@]} == 0 ]] && bridges+=" add del"
+		[[ $verb == fdb && ( ${args[0]:-} == add || ${args[0]:-} == del ) ]] && args=("${args[@]:1}")
+		if [[ ${#args[@]} == 0 && $verb != create ]]; then
+			COMPREPLY=($(compgen -W "$bridges" -- "$cur"))
+		elif [[ ${#args[@]} == 1 && ( $verb == add || $verb == del ) ]]; then
+			COMPREPLY=($(compgen -W "$( [[ $verb == add ]] && all || "$fp" "${bpffs[@]}" -j bridge show "${args[0]}" 2>/dev/null | _fastpath_json_field port)" -- "$cur"))
+		elif [[ $cur == -* ]]; then
+			case $verb in
+			create) COMPREPLY=($(compgen -W '--ageing --vlan-aware --address' -- "$cur")) ;;
+			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --flood-limit --mode' -- "$cur")) ;;
+			stats) COMPREPLY=($(compgen -W '--watch' -- "$cur")) ;;
+			esac
+		fi ;;
 	decap)
 		if [[ -z $verb ]]; then
 			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |

@@ -27,6 +27,7 @@ extern int cmd_status(struct cli *cli, int argc, char **argv) __attribute__((wea
 extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
 extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_bridge(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_decap(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_capture(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_inject(struct cli *cli, int argc, char **argv) __attribute__((weak));
@@ -57,6 +58,7 @@ static const struct cli_object objects[] = {
 	{ "stats",    "per-stage and per-rule counters",                   cmd_stats,    NULL },
 	{ "status",   "interfaces with fastpath loaded",                   cmd_status,   NULL },
 	{ "exporter", "Prometheus exporter",                               cmd_exporter, NULL },
+	{ "bridge",   "a layer-2 switch in XDP between ports (no STP)",    cmd_bridge,   NULL },
 	{ "decap",    "the lb's backend side: strip IP-in-IP for this host", cmd_decap,    NULL },
 	{ "proxy",    "HTTP proxy deciding every request on a policy",    cmd_proxy,    NULL },
 };

@@ -14,6 +14,7 @@ extern const struct fp_stage_ops fp_stage_dump;   /* src/dump/dump_stage.c */
 extern const struct fp_stage_ops fp_stage_filter; /* src/filter/filter_stage.c */
 extern const struct fp_stage_ops fp_stage_lb;     /* src/lb/lb_stage.c */
 extern const struct fp_stage_ops fp_stage_steer;  /* src/steer/steer_stage.c */
+extern const struct fp_stage_ops fp_stage_bridge; /* src/bridge/bridge_stage.c */
 extern const struct fp_stage_ops fp_stage_decap;  /* src/decap/decap_stage.c */
 
 #define TABLE_MAX FP_STAGE_CHAIN
@@ -23,6 +24,7 @@ static const struct fp_stage_ops *table[TABLE_MAX + 1] = {
 	&fp_stage_filter,
 	&fp_stage_lb,
 	&fp_stage_steer,
+	&fp_stage_bridge,
 	&fp_stage_decap,
 };
 

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The bridge stage (slot 4): a layer-2 switch between the member ports of
+ * one bridge, on a learned MAC table and XDP_REDIRECT. Every frame teaches
+ * the FDB its source MAC's port; its destination decides:
+ *   a host address (a member's MAC, a bridge address)  XDP_PASS, on down the chain
+ *   broadcast, multicast, unknown (or aged) unicast  flooded: DEVMAP broadcast,
+ *                                                    the ingress port excluded
+ *   known, on another member port                    redirected to that port
+ *   known, on the port it came in on                 dropped (hairpin)
+ *   known, its port no longer a member               passed
+ * The FDB, the port map, the host addresses and the config are the
+ * bridge's (shared by its members, pinned under ROOT/bridge:NAME); the
+ * counters are this port's own. An entry older than the ageing time is
+ * removed here when it is looked up as a destination (and by `bridge fdb`,
+ * which shows only live entries and removes the others).
+ *
+ * VLAN-aware bridges: a frame's VLAN is its tag's VID or the ingress
+ * port's PVID; the FDB is keyed by MAC and VLAN; an untagged frame gets its
+ * PVID's tag pushed before it is sent on, so every switched frame is
+ * tagged, and each port's egress program (fp_bridge_out, run by the DEVMAP
+ * for that port, also in a flood) drops a VLAN the port does not allow and
+ * pops the tag on an untagged port. Frames for the host pass unchanged.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "pipeline.h"
+#include <fastpath/bridge_abi.h>
+
+const volatile __u32 slot = FP_STAGE_BRIDGE;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FP_BR_FDB_MAX);
+	__type(key, struct fp_br_key);
+	__type(value, struct fp_br_fdb);
+} fp_br_fdb SEC(".maps");
+
+/* ifindex -> the port (struct bpf_devmap_val: room for an egress program) */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, FP_BR_PORTS_MAX);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} fp_br_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_BR_PORTS_MAX);
+	__type(key, __u32);
+	__type(value, struct fp_br_port);
+} fp_br_pinfo SEC(".maps");
+
+/* host addresses (vlan 0) -> the port whose MAC it is (0: a bridge address) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FP_BR_HOST_MAX);
+	__type(key, struct fp_br_key);
+	__type(value, __u32);
+} fp_br_host SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_br_cfg);
+} fp_br_cfg SEC(".maps");
+
+/* this port's own */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_br_stats);
+} fp_br_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_br_meta);
+} fp_br_meta SEC(".maps");
+
+/* this port's storm control (one for all CPUs: the limit is the port's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_br_storm);
+} fp_br_storm SEC(".maps");
+
+static __always_inline void count(struct fp_br_stats *st, __u32 i)
+{
+	if (st && i < FP_BR_ST_MAX)
+		st->n[i]++;
+}
+
+static __always_inline void copy_mac(__u8 *to, const __u8 *from)
+{
+	__builtin_memcpy(to, from, ETH_ALEN);
+}
+
+/* The source's port, learned or moved; its time refreshed at most once
+ * a second. Static entries stay where they were put. */
+static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
+				  struct fp_br_stats *st)
+{
+	struct fp_br_key k = { .vlan = vlan };
+	struct fp_br_fdb *e, v = { .ifindex = in, .seen_ns = now };
+
+	copy_mac(k.mac, src);
+	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
+	if (e) {
+		if (e->flags & FP_BR_FDB_STATIC)
+			return;
+		if (e->ifindex == in) {
+			if (now - e->seen_ns >= FP_BR_REFRESH_NS)
+				e->seen_ns = now;
+			return;
+		}
+		count(st, FP_BR_ST_MOVED);
+	} else {
+		count(st, FP_BR_ST_LEARNED);
+	}
+	bpf_map_update_elem(&fp_br_fdb, &k, &v, BPF_ANY);
+}
+
+/*
+ * Storm control: whether a flood from port `in` is past its flood limit
+ * (frames a second), as a GCRA: a frame passes while the next one's
+ * theoretical arrival time is at most FP_BR_STORM_BURST_NS ahead. One
+ * compare-and-swap; a CPU that loses the race lets its frame pass (the
+ * overshoot is bounded by the CPUs).
+ */
+static __always_inline int flood_limited(__u32 in, __u64 now)
+{
+	struct fp_br_port *p = bpf_map_lookup_elem(&fp_br_pinfo, &in);
+	struct fp_br_storm *s;
+	__u64 interval, tat, start;
+	__u32 zero = 0;
+
+	if (!p || !p->flood_limit)
+		return 0;
+	s = bpf_map_lookup_elem(&fp_br_storm, &zero);
+	if (!s)
+		return 0;
+	interval = 1000000000ull / p->flood_limit;
+	tat = s->tat;
+	start = tat > now ? tat : now;
+	if (start - now > FP_BR_STORM_BURST_NS)
+		return 1;
+	__sync_val_compare_and_swap(&s->tat, tat, start + interval);
+	return 0;
+}
+
+/* Pushes an 802.1Q tag of vid after the MACs; 0, or -1 if it cannot. */
+static __always_inline int push_tag(struct xdp_md *ctx, __u16 vid)
+{
+	void *data, *end;
+	__u8 macs[12];
+
+	if (bpf_xdp_adjust_head(ctx, -4))
+		return -1;
+	data = (void *)(long)ctx->data;
+	end = (void *)(long)ctx->data_end;
+	if (data + ETH_HLEN + 4 > end)
+		return -1;
+	__builtin_memcpy(macs, data + 4, 12);
+	__builtin_memcpy(data, macs, 12);
+	*(__be16 *)(data + 12) = bpf_htons(ETH_P_8021Q);
+	*(__be16 *)(data + 14) = bpf_htons(vid);
+	return 0;
+}
+
+/*
+ * The egress half, run by the DEVMAP for the port it is the entry of
+ * (only on VLAN-aware bridges): a switched frame is tagged; a VLAN the
+ * port does not allow is dropped (counted as this port's), and the tag is
+ * popped unless the port is tagged.
+ */
+SEC("xdp/devmap")
+int fp_bridge_out(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct fp_br_port *p;
+	__u32 out = ctx->egress_ifindex, zero = 0;
+	__u16 vid;
+	__u8 macs[12];
+
+	if (data + ETH_HLEN + 4 > end || eth->h_proto != bpf_htons(ETH_P_8021Q))
+		return XDP_PASS;
+	p = bpf_map_lookup_elem(&fp_br_pinfo, &out);
+	if (!p)
+		return XDP_DROP;
+	vid = bpf_ntohs(*(__be16 *)(data + 14)) & FP_BR_VID_MAX;
+	if (!fp_br_vlan_allowed(p, vid)) {
+		count(bpf_map_lookup_elem(&fp_br_stats, &zero), FP_BR_ST_DROP_VLAN_OUT);
+		return XDP_DROP;
+	}
+	if (p->flags & FP_BR_PORT_TAGGED)
+		return XDP_PASS;
+	__builtin_memcpy(macs, data, 12);
+	__builtin_memcpy(data + 4, macs, 12);
+	if (bpf_xdp_adjust_head(ctx, 4))
+		return XDP_DROP;
+	return XDP_PASS;
+}
+
+SEC("xdp")
+int fp_bridge(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct fp_pkt *pkt = fp_pkt_get();
+	struct ethhdr *eth = data;
+	struct fp_br_stats *st;
+	struct fp_br_cfg *cfg;
+	struct fp_br_fdb *e;
+	struct fp_br_key k = {};
+	__u32 zero = 0, in = ctx->ingress_ifindex, out = 0, why, action;
+	__u16 vid = 0, push = 0;
+	__u64 now;
+
+	if (!pkt)
+		return XDP_ABORTED;
+	st = bpf_map_lookup_elem(&fp_br_stats, &zero);
+	cfg = bpf_map_lookup_elem(&fp_br_cfg, &zero);
+	count(st, FP_BR_ST_IN);
+	if ((void *)(eth + 1) > end) {
+		why = FP_BR_ST_NOT_ETH;
+		action = XDP_PASS;
+		goto done;
+	}
+	if (!cfg || cfg->abi_version != FP_BRIDGE_ABI) {
+		why = FP_BR_ST_DROP_NO_BRIDGE;
+		action = XDP_DROP;
+		goto done;
+	}
+	/* a multicast or all-zero source is no station's address */
+	if ((eth->h_source[0] & 1) ||
+	    !(eth->h_source[0] | eth->h_source[1] | eth->h_source[2] | eth->h_source[3] |
+	      eth->h_source[4] | eth->h_source[5])) {
+		why = FP_BR_ST_DROP_BAD_SRC;
+		action = XDP_DROP;
+		goto done;
+	}
+	if (cfg->flags & FP_BR_VLAN_AWARE) {
+		struct fp_br_port *ip = bpf_map_lookup_elem(&fp_br_pinfo, &in);
+
+		if (pkt->n_vlan && eth->h_proto == bpf_htons(ETH_P_8021Q)) {
+			vid = pkt->vlan[0] & FP_BR_VID_MAX;
+		} else if (ip) {
+			vid = ip->pvid & FP_BR_VID_MAX;
+			push = 1;
+		}
+		if (!ip || !vid || !fp_br_vlan_allowed(ip, vid)) {
+			why = FP_BR_ST_DROP_VLAN;
+			action = XDP_DROP;
+			goto done;
+		}
+	}
+	now = bpf_ktime_get_ns();
+	learn(eth->h_source, vid, in, now, st);
+	if (eth->h_dest[0] & 1)
+		goto flood;
+	copy_mac(k.mac, eth->h_dest);
+	/* host addresses are the host's in every VLAN */
+	if (bpf_map_lookup_elem(&fp_br_host, &k)) {
+		why = FP_BR_ST_HOST;
+		action = XDP_PASS;
+		goto done;
+	}
+	k.vlan = vid;
+	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
+	if (!e)
+		goto flood;
+	if (!(e->flags & FP_BR_FDB_STATIC) && now - e->seen_ns > cfg->ageing_ns) {
+		bpf_map_delete_elem(&fp_br_fdb, &k);
+		count(st, FP_BR_ST_AGED);
+		goto flood;
+	}
+	out = e->ifindex;
+	if (out == in) {
+		why = FP_BR_ST_DROP_HAIRPIN;
+		action = XDP_DROP;
+		goto done;
+	}
+	/* the tag goes on last, on a frame that is sent on (the parse stale) */
+	if (push && !bpf_map_lookup_elem(&fp_br_pinfo, &out)) {
+		why = FP_BR_ST_NOT_MEMBER;
+		action = XDP_PASS;
+		goto done;
+	}
+	if (push && push_tag(ctx, vid)) {
+		why = FP_BR_ST_DROP_VLAN;
+		action = XDP_DROP;
+		goto done;
+	}
+	/* not in the port map (left the bridge): XDP_PASS, the flags' low bits */
+	action = bpf_redirect_map(&fp_br_ports, out, push ? XDP_DROP : XDP_PASS);
+	why = action == XDP_REDIRECT ? FP_BR_ST_FORWARD : FP_BR_ST_NOT_MEMBER;
+	goto done;
+flood:
+	out = 0;
+	if (flood_limited(in, now)) {
+		why = FP_BR_ST_DROP_STORM;
+		action = XDP_DROP;
+		goto done;
+	}
+	if (push && push_tag(ctx, vid)) {
+		why = FP_BR_ST_DROP_VLAN;
+		action = XDP_DROP;
+		goto done;
+	}
+	action = bpf_redirect_map(&fp_br_ports, 0, BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
+	why = FP_BR_ST_FLOOD;
+done:
+	count(st, why);
+	pkt->verdict.reason = why;
+	pkt->verdict.ident = out; /* the port it went to (0: flooded, none) */
+	pkt->verdict.serial = 0;
+	return fp_stage_end(ctx, pkt, fp_ctl_get(), slot, action, 1);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

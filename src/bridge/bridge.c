@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A bridge's own pins, ROOT/bridge:NAME/: made by `bridge create`, read
+ * and edited by `bridge fdb|show`, removed by `bridge destroy`. The maps
+ * are made here with the layouts of bridge.bpf.c's definitions (the same
+ * types and sizes from bridge_abi.h), so each member's stage object can
+ * take them over (bpf_map__reuse_fd) before its load.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bridge/bridge_internal.h"
+#include "pipeline/pipeline_internal.h"
+
+const char *const fp_br_map_names[BR_MAPS] = {
+	"fp_br_fdb", "fp_br_ports", "fp_br_pinfo", "fp_br_host", "fp_br_cfg",
+};
+
+static const struct {
+	enum bpf_map_type type;
+	__u32 key, value, max;
+} br_map_spec[BR_MAPS] = {
+	[BR_FDB] = { BPF_MAP_TYPE_LRU_HASH, sizeof(struct fp_br_key), sizeof(struct fp_br_fdb),
+		     FP_BR_FDB_MAX },
+	[BR_PORTS] = { BPF_MAP_TYPE_DEVMAP_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+		       FP_BR_PORTS_MAX },
+	[BR_PINFO] = { BPF_MAP_TYPE_HASH, sizeof(__u32), sizeof(struct fp_br_port),
+		       FP_BR_PORTS_MAX },
+	[BR_HOST] = { BPF_MAP_TYPE_HASH, sizeof(struct fp_br_key), sizeof(__u32),
+		      FP_BR_HOST_MAX },
+	[BR_CFG] = { BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(struct fp_br_cfg), 1 },
+};
+
+int fp_bridge__check_name(const char *name, char *err, size_t errlen)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-')) {
+			snprintf(err, errlen, "bridge name '%s': letters, digits, '_' and '-' only "
+				 "(not '%c' at %zu)", name, c, i + 1);
+			return -EINVAL;
+		}
+	}
+	if (n < 1 || n > FP_BRIDGE_NAME_MAX) {
+		snprintf(err, errlen, "bridge name '%s': 1 to %d characters", name,
+			 FP_BRIDGE_NAME_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int fp_bridge__dir(const char *root, const char *name, char *dir, size_t len)
+{
+	if (snprintf(dir, len, "%s/%s%s", root, FP_BRIDGE_DIR_PREFIX, name) >= (int)len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int fp_mac_parse(const char *s, __u8 mac[6])
+{
+	unsigned v[6];
+	char tail;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+		   &tail) != 6)
+		return -EINVAL;
+	for (int i = 0; i < 6; i++) {
+		if (v[i] > 0xff)
+			return -EINVAL;
+		mac[i] = (__u8)v[i];
+	}
+	return 0;
+}
+
+int fp_vlan_list_parse(const char *s, __u64 vlans[64], char *err, size_t errlen)
+{
+	const char *p = s;
+
+	memset(vlans, 0, 64 * sizeof(__u64));
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (end == p || *p == '-' || *p == '+')
+			goto bad;
+		if (*end == '-') {
+			const char *q = end + 1;
+
+			b = strtoul(q, &end, 10);
+			if (end == q || *q == '-' || *q == '+')
+				goto bad;
+		}
+		if (a < 1 || b > 4094 || a > b)
+			goto bad;
+		for (unsigned long v = a; v <= b; v++)
+			vlans[v >> 6] |= 1ull << (v & 63);
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			goto bad;
+		p = end;
+		continue;
+bad:
+		snprintf(err, errlen, "VLAN list '%s': bad item at '%s' (give VLANs 1..4094 as "
+			 "\"10,20-30\")", s, p);
+		return -EINVAL;
+	}
+	if (p == s) {
+		snprintf(err, errlen, "VLAN list is empty (give VLANs 1..4094 as \"10,20-30\")");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void fp_vlan_list_format(const __u64 vlans[64], char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (unsigned v = 1; v <= 4094 && used < len; v++) {
+		unsigned last = v;
+
+		if (!((vlans[v >> 6] >> (v & 63)) & 1))
+			continue;
+		while (last + 1 <= 4094 && ((vlans[(last + 1) >> 6] >> ((last + 1) & 63)) & 1))
+			last++;
+		if (last == v)
+			used += snprintf(buf + used, len - used, "%s%u", used ? "," : "", v);
+		else
+			used += snprintf(buf + used, len - used, "%s%u-%u", used ? "," : "", v, last);
+		v = last;
+	}
+}
+
+static __u64 realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static __u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+int fp_bridge__create(const char *name, const struct fp_bridge_opts *o, char *err,
+		      size_t errlen)
+{
+	const char *root = fp_bpffs_root(o ? o->bpffs : NULL);
+	struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI };
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	int fd[BR_MAPS], lock = -1, ret;
+	__u32 zero = 0;
+
+	for (int i = 0; i < BR_MAPS; i++)
+		fd[i] = -1;
+	ret = fp_bridge__check_name(name, err, errlen);
+	if (ret)
+		return ret;
+	ret = fp_mkdirs(root);
+	if (ret) {
+		snprintf(err, errlen, "cannot create %s: %s (is a bpffs mounted? "
+			 "`mount -t bpf bpf /sys/fs/bpf`)", root, strerror(-ret));
+		return ret;
+	}
+	fp_bridge__dir(root, name, dir, sizeof(dir));
+	lock = fp_root_lock(root, err, errlen);
+	if (lock < 0)
+		return lock;
+	if (mkdir(dir, 0700)) {
+		ret = -errno;
+		if (ret == -EEXIST)
+			snprintf(err, errlen, "bridge %s exists already (`fastpath bridge show %s`)",
+				 name, name);
+		else
+			snprintf(err, errlen, "cannot create %s: %s", dir, strerror(-ret));
+		goto out;
+	}
+	cfg.flags = o && o->vlan_aware ? FP_BR_VLAN_AWARE : 0;
+	cfg.ageing_ns = (__u64)(o && o->ageing_s ? o->ageing_s : FP_BR_AGEING_DEFAULT_S) *
+			1000000000ull;
+	cfg.created_ns = realtime_ns();
+	snprintf(cfg.name, sizeof(cfg.name), "%s", name);
+	for (int i = 0; i < BR_MAPS && !ret; i++) {
+		fd[i] = bpf_map_create(br_map_spec[i].type, fp_br_map_names[i], br_map_spec[i].key,
+				       br_map_spec[i].value, br_map_spec[i].max, NULL);
+		if (fd[i] < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "creating the bridge's %s failed: %s",
+				 fp_br_map_names[i], strerror(-ret));
+		}
+	}
+	if (!ret && bpf_map_update_elem(fd[BR_CFG], &zero, &cfg, 0))
+		ret = -errno;
+	if (!ret && o && o->have_address) {
+		struct fp_br_key k = { .vlan = 0 };
+		__u32 none = 0;
+
+		memcpy(k.mac, o->address, 6);
+		if (bpf_map_update_elem(fd[BR_HOST], &k, &none, 0))
+			ret = -errno;
+	}
+	for (int i = 0; i < BR_MAPS && !ret; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, fp_br_map_names[i]);
+		if (bpf_obj_pin(fd[i], path)) {
+			ret = -errno;
+			snprintf(err, errlen, "pinning %s failed: %s", path, strerror(-ret));
+		} else {
+			chmod(path, 0600);
+		}
+	}
+	if (ret && !err[0])
+		snprintf(err, errlen, "creating bridge %s failed: %s", name, strerror(-ret));
+	if (ret)
+		fp_unpin_tree(dir, NULL, NULL, 0); /* nothing half-made stays */
+out:
+	for (int i = 0; i < BR_MAPS; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	close(lock);
+	return ret;
+}
+
+int fp_bridge__open_root(const char *root, const char *name, struct fp_bridge **out,
+			 char *err, size_t errlen)
+{
+	struct fp_bridge *b;
+	char path[PATH_MAX + 32];
+	__u32 abi = 0;
+	int ret;
+
+	*out = NULL;
+	ret = fp_bridge__check_name(name, err, errlen);
+	if (ret)
+		return ret;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (int i = 0; i < BR_MAPS; i++)
+		b->fd[i] = -1;
+	snprintf(b->root, sizeof(b->root), "%s", root);
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	fp_bridge__dir(root, name, b->dir, sizeof(b->dir));
+	if (access(b->dir, F_OK)) {
+		ret = -errno;
+		if (ret == -ENOENT)
+			snprintf(err, errlen, "no bridge %s (`fastpath bridge create %s` makes it)",
+				 name, name);
+		else
+			snprintf(err, errlen, "cannot read %s: %s", b->dir, strerror(-ret));
+		goto fail;
+	}
+	for (int i = 0; i < BR_MAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", b->dir, fp_br_map_names[i]);
+		b->fd[i] = bpf_obj_get(path);
+		if (b->fd[i] < 0) {
+			ret = -errno;
+			snprintf(err, errlen, "bridge %s is incomplete (%s: %s); `fastpath bridge "
+				 "destroy %s` and create it again", name, path, strerror(-ret), name);
+			goto fail;
+		}
+	}
+	if (fp_read_abi(b->fd[BR_CFG], &abi) || abi != FP_BRIDGE_ABI) {
+		snprintf(err, errlen, "bridge %s was made by another fastpath version (bridge ABI "
+			 "%u, this one reads %u): nothing changed; destroy and create it again",
+			 name, abi, FP_BRIDGE_ABI);
+		ret = -EPROTO;
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	fp_bridge__close(b);
+	return ret;
+}
+
+int fp_bridge__open(const char *bpffs, const char *name, struct fp_bridge **out, char *err,
+		    size_t errlen)
+{
+	return fp_bridge__open_root(fp_bpffs_root(bpffs), name, out, err, errlen);
+}
+
+void fp_bridge__close(struct fp_bridge *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < BR_MAPS; i++)
+		if (b->fd[i] >= 0)
+			close(b->fd[i]);
+	free(b);
+}
+
+const char *fp_bridge__root(const struct fp_bridge *b)
+{
+	return b->root;
+}
+
+int fp_bridge__config(const struct fp_bridge *b, struct fp_br_cfg *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(b->fd[BR_CFG], &zero, cfg) ? -errno : 0;
+}
+
+int fp_bridge__ports(const struct fp_bridge *b, struct fp_br_port *ports, int max)
+{
+	__u32 key, next, *prev = NULL;
+	int n = 0;
+
+	while (bpf_map_get_next_key(b->fd[BR_PINFO], prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (n < max && bpf_map_lookup_elem(b->fd[BR_PINFO], &key, &ports[n]))
+			continue;
+		n++;
+	}
+	return n;
+}
+
+int fp_bridge__port_stats(const struct fp_bridge *b, const char *ifname,
+			  struct fp_br_stats *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, ret = 0;
+	char path[PATH_MAX + 64];
+	struct fp_br_stats *v;
+	__u32 zero = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	snprintf(path, sizeof(path), "%s/%s/%s/fp_br_stats", b->root, ifname,
+		 fp_stage_bridge.name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
+	if (!v || ncpu <= 0)
+		ret = -ENOMEM;
+	else if (bpf_map_lookup_elem(fd, &zero, v))
+		ret = -errno;
+	for (int c = 0; !ret && c < ncpu; c++)
+		for (int i = 0; i < FP_BR_ST_MAX; i++)
+			sum->n[i] += v[c].n[i];
+	free(v);
+	close(fd);
+	return ret;
+}
+
+/* Every key of a map (a snapshot: deletes while walking restart nothing). */
+static int map_keys(int fd, void *keys, size_t key_size, int max)
+{
+	char prev[64], next[64];
+	bool first = true;
+	int n = 0;
+
+	while (n < max && bpf_map_get_next_key(fd, first ? NULL : prev, next) == 0) {
+		memcpy((char *)keys + (size_t)n * key_size, next, key_size);
+		memcpy(prev, next, key_size);
+		first = false;
+		n++;
+	}
+	return n;
+}
+
+int fp_bridge__fdb(const struct fp_bridge *b, struct fp_bridge_fdb_entry *out, int max,
+		   int *aged_out)
+{
+	struct fp_br_key *keys = calloc(FP_BR_FDB_MAX, sizeof(*keys));
+	struct fp_br_cfg cfg;
+	__u64 now = monotonic_ns();
+	int n, live = 0, aged = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	if (fp_bridge__config(b, &cfg)) {
+		free(keys);
+		return -errno;
+	}
+	n = map_keys(b->fd[BR_FDB], keys, sizeof(*keys), FP_BR_FDB_MAX);
+	for (int i = 0; i < n; i++) {
+		struct fp_br_fdb v;
+		__u64 age;
+
+		if (bpf_map_lookup_elem(b->fd[BR_FDB], &keys[i], &v))
+			continue; /* gone meanwhile */
+		age = now > v.seen_ns ? now - v.seen_ns : 0;
+		if (!(v.flags & FP_BR_FDB_STATIC) && age > cfg.ageing_ns) {
+			bpf_map_delete_elem(b->fd[BR_FDB], &keys[i]);
+			aged++;
+			continue;
+		}
+		if (live < max) {
+			out[live].key = keys[i];
+			out[live].val = v;
+			out[live].age_ns = age;
+		}
+		live++;
+	}
+	free(keys);
+	if (aged_out)
+		*aged_out = aged;
+	return live;
+}
+
+int fp_bridge__fdb_add(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
+		       const char *ifname, char *err, size_t errlen)
+{
+	struct fp_br_key k = { .vlan = vlan };
+	struct fp_br_fdb v = { .flags = FP_BR_FDB_STATIC, .seen_ns = monotonic_ns() };
+	struct fp_br_port p;
+
+	v.ifindex = if_nametoindex(ifname);
+	if (!v.ifindex) {
+		snprintf(err, errlen, "no interface '%s' (see `ip link`)", ifname);
+		return -ENODEV;
+	}
+	if (bpf_map_lookup_elem(b->fd[BR_PINFO], &v.ifindex, &p)) {
+		snprintf(err, errlen, "%s is not a port of bridge %s (`fastpath bridge add %s %s`)",
+			 ifname, b->name, b->name, ifname);
+		return -ENOENT;
+	}
+	{
+		struct fp_br_cfg cfg;
+
+		if (!fp_bridge__config(b, &cfg) && !(cfg.flags & FP_BR_VLAN_AWARE) && vlan) {
+			snprintf(err, errlen, "bridge %s is not VLAN-aware: give no vlan", b->name);
+			return -EINVAL;
+		}
+		if (!fp_bridge__config(b, &cfg) && (cfg.flags & FP_BR_VLAN_AWARE) && !vlan) {
+			snprintf(err, errlen, "bridge %s is VLAN-aware: give the entry's vlan N",
+				 b->name);
+			return -EINVAL;
+		}
+		if (vlan && !fp_br_vlan_allowed(&p, vlan)) {
+			snprintf(err, errlen, "VLAN %u is not allowed on %s", vlan, ifname);
+			return -EINVAL;
+		}
+	}
+	if (mac[0] & 1) {
+		snprintf(err, errlen, "%02x:%02x:%02x:%02x:%02x:%02x is a multicast address: "
+			 "a station's address is unicast", mac[0], mac[1], mac[2], mac[3], mac[4],
+			 mac[5]);
+		return -EINVAL;
+	}
+	memcpy(k.mac, mac, 6);
+	if (bpf_map_update_elem(b->fd[BR_FDB], &k, &v, 0)) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "adding the entry failed: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int fp_bridge__fdb_del(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan, char *err,
+		       size_t errlen)
+{
+	struct fp_br_key k = { .vlan = vlan };
+
+	memcpy(k.mac, mac, 6);
+	if (bpf_map_delete_elem(b->fd[BR_FDB], &k)) {
+		int ret = -errno;
+
+		if (ret == -ENOENT)
+			snprintf(err, errlen, "bridge %s has no entry for %02x:%02x:%02x:%02x:%02x:%02x"
+				 " in vlan %u (`fastpath bridge fdb %s`)", b->name, mac[0], mac[1],
+				 mac[2], mac[3], mac[4], mac[5], vlan, b->name);
+		else
+			snprintf(err, errlen, "removing the entry failed: %s", strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+void fp_bridge__forget_port(const struct fp_bridge *b, __u32 ifindex)
+{
+	struct fp_br_key *keys = calloc(FP_BR_FDB_MAX, sizeof(*keys));
+	int n;
+
+	bpf_map_delete_elem(b->fd[BR_PORTS], &ifindex);
+	bpf_map_delete_elem(b->fd[BR_PINFO], &ifindex);
+	if (!keys)
+		return;
+	n = map_keys(b->fd[BR_HOST], keys, sizeof(*keys), FP_BR_HOST_MAX);
+	for (int i = 0; i < n; i++) {
+		__u32 owner;
+
+		if (!bpf_map_lookup_elem(b->fd[BR_HOST], &keys[i], &owner) && owner == ifindex)
+			bpf_map_delete_elem(b->fd[BR_HOST], &keys[i]);
+	}
+	n = map_keys(b->fd[BR_FDB], keys, sizeof(*keys), FP_BR_FDB_MAX);
+	for (int i = 0; i < n; i++) {
+		struct fp_br_fdb v;
+
+		if (!bpf_map_lookup_elem(b->fd[BR_FDB], &keys[i], &v) && v.ifindex == ifindex)
+			bpf_map_delete_elem(b->fd[BR_FDB], &keys[i]);
+	}
+	free(keys);
+}
+
+int fp_bridge__list(const char *root, char (*names)[16], int max)
+{
+	size_t plen = strlen(FP_BRIDGE_DIR_PREFIX);
+	struct dirent *e;
+	DIR *d = opendir(root);
+	int n = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, FP_BRIDGE_DIR_PREFIX, plen) || !e->d_name[plen])
+			continue;
+		if (n < max)
+			snprintf(names[n], 16, "%s", e->d_name + plen);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
