@@ -21,7 +21,7 @@ _fastpath() {
 	for (( i = 1; i < cword; i++ )); do
 		case ${words[i]} in
 		--bpffs) bpffs=(--bpffs "${words[i+1]}"); (( i++ )); continue ;;
-		--mode|--table-bits|--share|--addr) (( i++ )); continue ;; # and their values
+		--mode|--table-bits|--share|--addr|--conns|--src4|--src6|--hash|--table-size|--weight) (( i++ )); continue ;; # and their values
 		-*) continue ;;
 		esac
 		if [[ -z $obj ]]; then obj=${words[i]}; nobj=$i
@@ -87,6 +87,37 @@ _fastpath() {
 				_fastpath_json_field id)" -- "$cur")); fi ;;
 		save|test|check) [[ ${#args[@]} == 0 && $verb == save ]] &&
 			COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) || COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
+		esac ;;
+	lb)
+		if [[ -z $verb ]]; then
+			COMPREPLY=($(compgen -W "$("$fp" "$obj" help 2>/dev/null |
+				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
+			return
+		fi
+		# VIPs and backends from `fastpath -j lb list IFACE`
+		# (not _fastpath_json_field: an IPv6 VIP starts with '[')
+		lbl() { "$fp" "${bpffs[@]}" -j lb list "$1" 2>/dev/null | grep -o "\"$2\":\"[^\"]*\"" |
+			sed 's/^"[a-z]*":"//; s/"$//' | sort -u; }
+		case $verb in
+		load) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--mode --conns --src4 --src6' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(all)" -- "$cur")); fi ;;
+		vip) if [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W 'add del' -- "$cur"))
+			elif [[ $cur == -* && ${args[0]} == add ]]; then
+				COMPREPLY=($(compgen -W '--hash --port-any --table-size' -- "$cur"))
+			elif [[ ${#args[@]} == 1 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur"))
+			elif [[ ${#args[@]} == 2 && ${args[0]} == del ]]; then
+				COMPREPLY=($(compgen -W "$(lbl "${args[1]}" vip)" -- "$cur")); fi ;;
+		backend) if [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W 'add del drain down up' -- "$cur"))
+			elif [[ $cur == -* && ${args[0]} == add ]]; then COMPREPLY=($(compgen -W '--weight' -- "$cur"))
+			elif [[ ${#args[@]} == 1 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur"))
+			elif [[ ${#args[@]} == 2 ]]; then COMPREPLY=($(compgen -W "$(lbl "${args[1]}" vip)" -- "$cur"))
+			elif [[ ${#args[@]} == 3 && ${args[0]} != add ]]; then
+				COMPREPLY=($(compgen -W "$(lbl "${args[1]}" backend)" -- "$cur")); fi ;;
+		health) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--interval --rise --fall --timeout --port --http --expect --count' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
+		stats) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--watch --count' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
 		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 		esac ;;
 	decap)

@@ -27,6 +27,7 @@ extern int cmd_status(struct cli *cli, int argc, char **argv) __attribute__((wea
 extern int cmd_exporter(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_bpfgen(int argc, char **argv) __attribute__((weak));
 extern int cmd_pipeline(struct cli *cli, int argc, char **argv) __attribute__((weak));
+extern int cmd_lb(struct cli *cli, int argc, char **argv) __attribute__((weak));
 extern int cmd_decap(struct cli *cli, int argc, char **argv) __attribute__((weak));
 
 struct cli_object {
@@ -42,6 +43,7 @@ static const struct cli_object objects[] = {
 	{ "pipeline", "the XDP chain of an interface: load, show, enable/disable stages",
 		      cmd_pipeline, NULL },
 	{ "filter",   "the XDP filter: load, rules, stats, test on a pcap", cmd_filter,   NULL },
+	{ "lb",       "the XDP load balancer: VIPs, backends (Maglev, IPIP)", cmd_lb,   NULL },
 	{ "gen",      "traffic generator (BPF_PROG_TEST_RUN live frames)", cmd_gen,      NULL },
 	{ "bpfgen",   "classic BPF generator (Cloudflare bpfgen's CLI)",   NULL,         cmd_bpfgen },
 	{ "dump",     "sampled packets to pcapng",                         cmd_dump,     NULL },

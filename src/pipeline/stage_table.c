@@ -12,6 +12,7 @@
 
 extern const struct fp_stage_ops fp_stage_dump;   /* src/dump/dump_stage.c */
 extern const struct fp_stage_ops fp_stage_filter; /* src/filter/filter_stage.c */
+extern const struct fp_stage_ops fp_stage_lb;     /* src/lb/lb_stage.c */
 extern const struct fp_stage_ops fp_stage_decap;  /* src/decap/decap_stage.c */
 
 #define TABLE_MAX FP_STAGE_CHAIN
@@ -19,6 +20,7 @@ extern const struct fp_stage_ops fp_stage_decap;  /* src/decap/decap_stage.c */
 static const struct fp_stage_ops *table[TABLE_MAX + 1] = {
 	&fp_stage_dump,
 	&fp_stage_filter,
+	&fp_stage_lb,
 	&fp_stage_decap,
 };
 

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The lb's user half inside: the handle over the pinned maps. */
+#ifndef FP_LB_INTERNAL_H
+#define FP_LB_INTERNAL_H
+
+#include "lb/lb.h"
+#include "pipeline/pipeline.h"
+
+extern const struct fp_stage_ops fp_stage_lb;
+
+/* The maps by pin name, in this order (fp_lb.fd[]). */
+enum lb_map {
+	LB_META, LB_VIPS, LB_TABLES, LB_BACKENDS, LB_CONNS, LB_VIP_STATS, LB_BE_STATS,
+	LB_COUNTERS, LB_TX_PORTS, LB_MAPS,
+};
+extern const char *const fp_lb_map_names[LB_MAPS];
+
+struct fp_lb {
+	struct fp_pipeline *pl;
+	char ifname[16];
+	char dir[4096];        /* ROOT/IFACE/lb */
+	int fd[LB_MAPS];
+	int lock_fd;           /* the flock of dir while an edit runs (-1: none) */
+};
+
+/* lb_stage.c: lb_counters summed over CPUs. */
+int fp_lb_sum_counters(int fd, __u64 c[FP_LB_C_MAX]);
+
+/* lb.c: the edit lock (an flock of ROOT/IFACE/lb). */
+int fp_lb__lock(struct fp_lb *lb, char *err, size_t errlen);
+void fp_lb__unlock(struct fp_lb *lb);
+
+/* lb_route.c: the egress interface of the route to addr (0 and a note when
+ * there is none), and a datagram to addr so its next hop is resolved. */
+int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif);
+int fp_lb_warm_neigh(int af, const __u8 addr[16]);
+
+#endif
