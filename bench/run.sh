@@ -409,6 +409,31 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/lbsection.md"
 splice lb-cost "$TMP/lbsection.md"
 log "wrote $DOC (lb section)"
+
+# ---- lb forwarding in the shared-CPU lab (issue 17): bench/lb_rate.sh,
+# fastpath lb against an nftables DNAT balancer, ns per packet.
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "lb_rate (shared-CPU lab, $SHARED_ROUNDS rounds of ${WINDOW} s)"
+bench/lb_rate.sh -r "$SHARED_ROUNDS" -w "$WINDOW" -o "$TMP/lbrate.md" || exit 1
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- lb-rate:begin -->"
+	echo "## lb forwarding: fastpath lb vs an nftables balancer (shared-CPU lab)"
+	echo
+	made_by
+	echo
+	echo "Command: \`bench/lb_rate.sh -r $SHARED_ROUNDS -w $WINDOW\`. A UDP VIP over three backends routed"
+	echo "through the generator's end: fastpath lb (IPIP, XDP_TX) against nft DNAT with a jhash"
+	echo "(conntrack, routing). The receiver's NAPI kthread's ns per handled packet; one flow, 4,096"
+	echo "flows, and a new flow in nearly every packet."
+	echo
+	cat "$TMP/lbrate.md"
+	echo "<!-- lb-rate:end -->"
+} >"$TMP/lbratesection.md"
+splice lb-rate "$TMP/lbratesection.md"
+log "wrote $DOC (lb forwarding section)"
+fi
+
 # ---- capture bench (issue 18): `bench/capture_rate.sh` (zero-loss capture
 # rate: fastpath capture, tcpdump, tcpdump -B, fastpath dump, xdpdump) and
 # `bench/inject_rate.sh` (fastpath inject vs tcpreplay --topspeed), written

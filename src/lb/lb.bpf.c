@@ -79,6 +79,8 @@ static __always_inline __u32 lb_classify(struct xdp_md *ctx, const struct fp_pkt
 	if (!(have & FP_HAVE_PORTS) || pkt->l3_off + pkt->len > pkt->pkt_len)
 		return FP_LB_C_MALFORMED;
 	lb_set_flow(s, pkt->src, pkt->dst, pkt->sport, pkt->dport, proto, pkt->l3);
+	s->syn = proto == IPPROTO_TCP && (have & FP_HAVE_TCP) &&
+		 (pkt->tcp_flags & (LB_TCP_SYN | LB_TCP_ACK)) == LB_TCP_SYN;
 	return LB_GO;
 }
 

@@ -71,7 +71,10 @@ static __always_inline int lb_be_alive(const struct fp_lb_backend *be, __u32 vip
  * its backend while that entry is alive and of the same gen (a drained
  * backend keeps its flows); otherwise the Maglev table picks one, which
  * must be alive and not draining, and the flow is recorded (not for an
- * ICMP error: it makes no flow). Returns LB_GO or FP_LB_C_NO_BACKEND.
+ * ICMP error: it makes no flow). A SYN is a new connection and skips the
+ * connection table (as Katran does): a client reusing the source port of
+ * an old connection must not land on a drained backend, or on one the
+ * weights no longer favour. Returns LB_GO or FP_LB_C_NO_BACKEND.
  */
 static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 {
@@ -82,7 +85,7 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	void *table;
 	__u64 now = bpf_ktime_get_ns();
 
-	conn = bpf_map_lookup_elem(&lb_conns, &s->flow);
+	conn = s->syn ? NULL : bpf_map_lookup_elem(&lb_conns, &s->flow);
 	if (conn) {
 		__u32 i = conn->backend;
 

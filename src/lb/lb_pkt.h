@@ -19,6 +19,8 @@
 #define LB_ETH_P_IPV6 0x86dd
 #define LB_L2_MAX   22  /* Ethernet and two tags: the deepest l3_off a VIP packet has */
 #define LB_OUTER_TTL 64
+#define LB_TCP_SYN  0x02
+#define LB_TCP_ACK  0x10
 
 /*
  * Header words are read and written in place (unaligned where the CPU
@@ -48,7 +50,8 @@ struct lb_state {
 	__u32 hash;               /* fp_lb_flow_hash(&flow) */
 	__u32 action;             /* the XDP action once decided */
 	__u8  icmp;               /* the packet is an ICMP error about the flow */
-	__u8  pad[3];
+	__u8  syn;                /* a TCP SYN without ACK: a new connection */
+	__u8  pad[2];
 };
 
 /* A step's result: LB_GO goes on to the next step, anything else is the

@@ -6,6 +6,7 @@
  * - the connection table keeps a flow on its backend after the VIP's table
  *   is switched; a DOWN backend's flow moves; a DRAIN backend keeps its
  *   flow and gets no new one; an entry of another gen is a miss;
+ * - a SYN takes the table's choice even over a recorded 5-tuple;
  * - port-any and hash-src VIPs;
  * - not for a VIP (another address, another port, ICMP echo, ARP): on
  *   down the chain untouched; fragments and malformed packets to a VIP:
@@ -219,6 +220,39 @@ static void test_drain_keeps_flows_takes_no_new(void **state)
 	act = sent_to(CLIENT4, r, 80, NULL);
 	assert_true(act == BB || act == BC);
 	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), BA);
+}
+
+/* A SYN is a new connection: the table picks its backend even when the
+ * connection table still holds its 5-tuple (a client reusing a source
+ * port), so a drained backend gets no new connection that way; the
+ * entry then follows the new choice (Katran does the same). */
+static void test_syn_takes_the_table(void **state)
+{
+	static uint8_t out[4096];
+	uint16_t next = 22500, p;
+	struct fp_lb_flow fl;
+	struct fp_lb_conn c;
+	size_t out_len;
+	struct pkt b;
+	uint8_t a[16];
+
+	three_backends(0, 80);
+	p = port_for(BA, &next);
+	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), BA);
+	/* BA drains, and the table is rebuilt without it */
+	set_backend(BA, FP_LB_BE_USED | FP_LB_BE_DRAIN, 1);
+	set_table((const uint32_t[]){ BB, BC }, 2);
+	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), BA); /* established: stays */
+	/* the port's next connection: a SYN */
+	lbt_frame_flags(&b, CLIENT4, VIP4, p, 80, 6, 0, 64, 0, PKT_SYN);
+	assert_int_not_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_DROP);
+	fl = lbf_flow(CLIENT4, VIP4, p, 80, 6, 0);
+	assert_int_equal(lbf_addr(be_addr[table_choice(&fl) - BA], a), 4);
+	assert_memory_equal(out + 14 + 16, a, 4);
+	assert_int_equal(lbf_conn(&F, &fl, &c), 0);
+	assert_int_equal(c.backend, table_choice(&fl));
+	/* and the connection's next packets follow it */
+	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), (int)table_choice(&fl));
 }
 
 static void test_gen_mismatch_is_miss(void **state)
@@ -577,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_conn_survives_table_switch),
 		cmocka_unit_test(test_down_backend_flow_moves),
 		cmocka_unit_test(test_drain_keeps_flows_takes_no_new),
+		cmocka_unit_test(test_syn_takes_the_table),
 		cmocka_unit_test(test_gen_mismatch_is_miss),
 		cmocka_unit_test(test_port_any_vip),
 		cmocka_unit_test(test_hash_src_vip),

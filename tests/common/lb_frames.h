@@ -14,8 +14,9 @@
 
 /* A client's TCP (proto 6) or UDP (17) frame with n_vlan tags (802.1ad
  * outer, 802.1Q inner), TTL/hop limit ttl, `payload` bytes, DF set (v4). */
-static inline void lbt_frame(struct pkt *b, const char *src, const char *dst, uint16_t sport,
-			     uint16_t dport, uint8_t proto, int n_vlan, uint8_t ttl, size_t payload)
+static inline void lbt_frame_flags(struct pkt *b, const char *src, const char *dst, uint16_t sport,
+				   uint16_t dport, uint8_t proto, int n_vlan, uint8_t ttl, size_t payload,
+				   uint8_t tcp_flags)
 {
 	static uint8_t fill[PKT_MAX];
 	uint8_t a[16];
@@ -35,11 +36,19 @@ static inline void lbt_frame(struct pkt *b, const char *src, const char *dst, ui
 		pkt_ipv6(b, &(struct pkt_ipv6_opts){ .src = src, .dst = dst, .hop_limit = ttl,
 						     .tclass = 0xb8, .flow = 0x12345 });
 	if (proto == 6)
-		pkt_tcp(b, sport, dport, PKT_SYN);
+		pkt_tcp(b, sport, dport, tcp_flags);
 	else
 		pkt_udp(b, sport, dport);
 	pkt_bytes(b, fill, payload);
 	pkt_finish(b);
+}
+
+/* A TCP frame of an established flow (ACK): the lb looks its flow up in
+ * the connection table, where a SYN, a new connection, is never looked up. */
+static inline void lbt_frame(struct pkt *b, const char *src, const char *dst, uint16_t sport,
+			     uint16_t dport, uint8_t proto, int n_vlan, uint8_t ttl, size_t payload)
+{
+	lbt_frame_flags(b, src, dst, sport, dport, proto, n_vlan, ttl, payload, PKT_ACK);
 }
 
 static inline void lbt_put16(uint8_t *p, uint16_t v)
