@@ -19,7 +19,7 @@ ARCH_INC  := /usr/include/$(shell uname -m)-linux-gnu
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-format-truncation \
              -Iinclude -Isrc -I$(BUILD)/skel -D_GNU_SOURCE
-LDLIBS    += -lxdp -lbpf -lelf -lz -lpcap -ljansson -lmicrohttpd -lm -lpthread
+LDLIBS    += -lxdp -lbpf -lelf -lz -lpcap -ljansson -lmicrohttpd -lcrypto -lm -lpthread
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -I$(ARCH_INC) -Iinclude -Ibpf/lib -Isrc \
               -Wall -Wno-unused-function -Wno-compare-distinct-pointer-types
 

@@ -17,7 +17,10 @@
  *
  * A `limit` rule is a meter, not a verdict: a request within the rate goes
  * on to the next rules; past it, it gets 429 (or the rule's status), or the
- * challenge when the rule says `challenge`. `sni` rules decide TLS
+ * challenge when the rule says `challenge`. A `challenge` rule, and a
+ * `limit ... challenge` past its rate, let a request that presents a valid
+ * challenge cookie (view.cookie_ok) go on to the next rules as a limit
+ * within its rate does; one without gets the challenge (a 302 setting it). `sni` rules decide TLS
  * connections the proxy does not terminate, on the ClientHello's server
  * name; they cannot have HTTP terms (method, path, host, header). Rules
  * with HTTP terms never match a TLS connection, and sni rules never an
@@ -109,6 +112,7 @@ struct fp_px_view {
 	size_t path_len;
 	uint8_t family;                 /* 4 or 6: the client's address */
 	uint8_t addr[16];
+	bool cookie_ok;                 /* http: it presents a valid challenge cookie */
 };
 
 /* True when every term of the rule matches the view. */

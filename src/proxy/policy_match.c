@@ -118,8 +118,12 @@ void fp_px_policy__decide(const struct fp_px_policy *pol, const struct fp_px_vie
 		if (r->action == FP_PX_LIMIT) {
 			if (!over || !over(ctx, i, v))
 				continue;
+			if (r->limit_challenge && v->cookie_ok)
+				continue; /* past the rate, but it proved it keeps cookies */
 			out->action = r->limit_challenge ? FP_PX_CHALLENGE : FP_PX_DENY;
 			out->status = r->status;
+		} else if (r->action == FP_PX_CHALLENGE && v->cookie_ok) {
+			continue;
 		} else {
 			out->action = r->action;
 			out->status = r->status;
