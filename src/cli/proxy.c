@@ -159,6 +159,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "max-conns", required_argument, NULL, 'm' },
 		{ "header-timeout", required_argument, NULL, 't' },
 		{ "access-log", required_argument, NULL, 'a' },
+		{ "cookie-key", required_argument, NULL, 'k' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
@@ -166,6 +167,9 @@ static int do_run(struct cli *cli, int argc, char **argv)
 	struct fp_px_policy pol;
 	struct fp_diags d = { 0 };
 	bool have_listen = false;
+	static struct fp_px_cookie_key key; /* lives as long as the server */
+	const char *key_path = NULL, *key_from = "--cookie-key";
+	long challenge_line = 0;
 	char err[256] = "";
 	unsigned v;
 	int c, rc;
@@ -204,6 +208,9 @@ static int do_run(struct cli *cli, int argc, char **argv)
 						 optarg);
 			cfg.header_timeout_ms = v * 1000;
 			break;
+		case 'k':
+			key_path = optarg;
+			break;
 		case ':':
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
 		default:
@@ -223,14 +230,28 @@ static int do_run(struct cli *cli, int argc, char **argv)
 	fp_diags__free(&d);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < pol.n; i++) {
-		if (pol.rules[i].action == FP_PX_CHALLENGE || pol.rules[i].limit_challenge) {
-			fp_px_policy__free(&pol);
-			return cli_usage(cli, "%s:%u: challenge is not supported by run yet",
-					 cfg.policy_path, pol.rules[i].line);
-		}
+	for (size_t i = 0; i < pol.n && !challenge_line; i++)
+		if (pol.rules[i].action == FP_PX_CHALLENGE || pol.rules[i].limit_challenge)
+			challenge_line = pol.rules[i].line;
+	if (!key_path && pol.challenge_key[0]) {
+		key_path = pol.challenge_key; /* --cookie-key wins over the policy's line */
+		key_from = "the policy's challenge-key";
 	}
-	if (getenv("FASTPATH_PROXY_READY_FD"))
+	if (challenge_line && !key_path) {
+		fp_px_policy__free(&pol);
+		return cli_usage(cli, "%s:%ld: a challenge needs a cookie key (--cookie-key FILE)",
+				 cfg.policy_path, challenge_line);
+	}
+	if (key_path) {
+		char kerr[300];
+
+		if (fp_px_cookie__load_key(key_path, &key, kerr, sizeof(kerr))) {
+			fp_px_policy__free(&pol);
+			return cli_usage(cli, "%s (%s)%s", kerr, key_from,
+					 challenge_line ? "; the policy has a challenge" : "");
+		}
+		cfg.cookie_key = &key;
+	}	if (getenv("FASTPATH_PROXY_READY_FD"))
 		cfg.ready_fd = atoi(getenv("FASTPATH_PROXY_READY_FD"));
 	fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s\n", pol.n,
 		cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path);
@@ -407,7 +428,7 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
-		 "[--control PATH] [--max-conns N] [--header-timeout SEC] [--access-log FILE|-]",
+		 "[--control PATH] [--max-conns N] [--header-timeout SEC] [--access-log FILE|-] [--cookie-key FILE]",
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads)", do_run },
 	{ "check", "FILE", "check a policy file: every error as FILE:LINE:COL (exit 2)", do_check },
 	{ "reload", "[--control PATH]", "make a running proxy read its policy again", do_reload },

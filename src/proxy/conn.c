@@ -81,10 +81,29 @@ static void set_final(struct px_conn *c, int status, const char *why, unsigned r
 	c->final_off = 0;
 }
 
-static void refuse_after(struct px_server *s, struct px_conn *c, int status, const char *why,
-			 unsigned retry_after)
+/* The challenge: 302 to the same target, setting the signed cookie. */
+static int set_challenge(struct px_server *s, struct px_conn *c, const char *target, size_t tlen)
 {
-	set_final(c, status, why, retry_after);
+	char val[FP_PX_COOKIE_VALUE_LEN + 1];
+	static const char body[] = "302 Found: a cookie is set; send it with the request again\n";
+	int n;
+
+	fp_px_cookie__sign(s->cfg->cookie_key, c->family, c->addr, (uint64_t)time(NULL), val);
+	n = snprintf(c->final, sizeof(c->final),
+		     "HTTP/1.1 302 Found\r\nLocation: %.*s\r\nSet-Cookie: " FP_PX_COOKIE_NAME
+		     "=%s; Max-Age=%d; Path=/; HttpOnly\r\nCache-Control: no-store\r\n"
+		     "Content-Type: text/plain\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		     (int)tlen, target, val, FP_PX_COOKIE_LIFETIME_S, sizeof(body) - 1, body);
+	if (n < 0 || (size_t)n >= sizeof(c->final))
+		return -1; /* the target does not fit: the caller answers 414 */
+	c->final_len = (size_t)n;
+	c->final_off = 0;
+	return 0;
+}
+
+/* final is set: the backend finishes earlier responses, then final goes. */
+static void refuse_after_set(struct px_server *s, struct px_conn *c)
+{
 	c->st = PX_DRAIN;
 	if (c->bfd >= 0 && !c->connecting)
 		shutdown(c->bfd, SHUT_WR);
@@ -93,6 +112,13 @@ static void refuse_after(struct px_server *s, struct px_conn *c, int status, con
 		c->bfd = -1;
 	}
 	(void)s;
+}
+
+static void refuse_after(struct px_server *s, struct px_conn *c, int status, const char *why,
+			 unsigned retry_after)
+{
+	set_final(c, status, why, retry_after);
+	refuse_after_set(s, c);
 }
 
 void px_log(struct px_server *s, const struct px_conn *c, const char *method, size_t mlen,
@@ -294,6 +320,9 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 		return;
 	}
 	memcpy(v.addr, c->addr, sizeof(v.addr));
+	if (s->cfg->cookie_key)
+		v.cookie_ok = fp_px_cookie__request_ok(s->cfg->cookie_key, c->family, c->addr, c->in,
+						       q, (uint64_t)time(NULL));
 	v.path = s->path;
 	v.path_len = (size_t)n;
 	fp_px_policy__decide(&s->pol->pol, &v, over_rate, s, &vd);
@@ -301,8 +330,12 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 	st->requests++;
 	if (vd.action != FP_PX_ALLOW) {
 		const struct fp_px_rule *r = vd.rule >= 0 ? &s->pol->pol.rules[vd.rule] : NULL;
-		int status = vd.action == FP_PX_CHALLENGE ? 403 : vd.status;
+		int status = vd.action == FP_PX_CHALLENGE ? 302 : vd.status;
 		unsigned retry = 0;
+
+		if (status == 302 && (!s->cfg->cookie_key ||
+				      set_challenge(s, c, c->in + q->target.off, q->target.len)))
+			status = s->cfg->cookie_key ? 414 : 403;
 
 		count_status(st, status);
 		if (r && r->action == FP_PX_LIMIT)
@@ -313,7 +346,11 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 			snprintf(line, sizeof(line), "refused by the policy (line %u)", r->line);
 		else
 			snprintf(line, sizeof(line), "refused by the policy's default");
-		refuse_after(s, c, status, line, retry ? retry : 0);
+		if (status == 302) {
+			refuse_after_set(s, c); /* final holds the 302 */
+		} else {
+			refuse_after(s, c, status, line, retry ? retry : 0);
+		}
 		return;
 	}
 	st->allowed++;

@@ -57,7 +57,7 @@ struct px_conn {
 	uint64_t body_left;
 	struct fp_http_chunked ch;
 	uint64_t deadline_ms;
-	char final[320];
+	char final[1024];         /* a refusal, or a challenge's 302 (its Location) */
 	size_t final_len, final_off;
 	uint8_t family, addr[16];
 };

@@ -314,7 +314,8 @@ static json_t *reload(struct px_server *s)
 	}
 	err = fp_px_policy__parse(text, len, &pol, &d);
 	free(text);
-	if (!err) {
+	if (!err && !s->cfg->cookie_key) {
+		/* the key is read once, at start: no key then, no challenge now */
 		for (size_t i = 0; i < pol.n; i++)
 			if (pol.rules[i].action == FP_PX_CHALLENGE || pol.rules[i].limit_challenge)
 				err = -EOPNOTSUPP;
@@ -328,7 +329,7 @@ static json_t *reload(struct px_server *s)
 			json_array_append_new(errs, json_sprintf("%s:%u:%u: %s", s->cfg->policy_path,
 								 d.v[i].line, d.v[i].col, d.v[i].msg));
 		json_object_set_new(o, "error", json_sprintf("%s: %s; the policy in use is kept",
-			s->cfg->policy_path, err == -EOPNOTSUPP ? "challenge is not supported yet"
+			s->cfg->policy_path, err == -EOPNOTSUPP ? "a challenge, but the proxy started without a cookie key"
 			: err == -EINVAL ? "errors" : strerror(-err)));
 		json_object_set_new(o, "errors", errs);
 		fp_diags__free(&d);

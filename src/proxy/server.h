@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "proxy/cookie.h"
 #include "proxy/http.h"
 #include "proxy/policy.h"
 
@@ -31,6 +32,7 @@ struct fp_px_config {
 	unsigned header_timeout_ms; /* a head not complete by then: 408 */
 	struct fp_http_limits limits;
 	int ready_fd;              /* >= 0: "ready\n" written there once listening */
+	const struct fp_px_cookie_key *cookie_key; /* NULL: none (a policy with a challenge is refused) */
 	const char *access_log;    /* NULL: none (the default); "-": stdout; else a file appended to */
 };
 
