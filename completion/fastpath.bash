@@ -165,7 +165,7 @@ _fastpath() {
 				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			case $verb in
-			run) COMPREPLY=($(compgen -W '--listen --backend --policy --control --max-conns --header-timeout --access-log' -- "$cur")) ;;
+			run) COMPREPLY=($(compgen -W '--listen --backend --policy --control --max-conns --header-timeout --access-log --cookie-key' -- "$cur")) ;;
 			reload|stats) COMPREPLY=($(compgen -W '--control' -- "$cur")) ;;
 			esac
 		else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
