@@ -5,9 +5,10 @@
 #  - a request without the cookie gets 302 to the same URL with Set-Cookie;
 #  - curl keeping cookies (-b/-c, -L) reaches the backend, and again with the jar;
 #  - a forged cookie, or the cookie from another client address, is challenged;
-#  - a path the challenge does not cover is served without one.
+#  - a path the challenge does not cover is served without one;
+#  - the counters: the challenges by the challenge rule, the rest by the next.
 . "$(dirname "$0")/lib.sh"
-e2e_require nginx curl
+e2e_require nginx curl python3
 
 ns=$(e2e_name pc)
 e2e_netns_add "$ns"
@@ -88,4 +89,10 @@ st=$(c --interface 127.0.0.2 -o /dev/null -w '%{http_code}' \
 [[ $st == 302 ]] || e2e_fail "cookie of 127.0.0.1 from 127.0.0.2: $st, want 302"
 # a path no challenge covers
 [[ $(c "$P/public/") == public ]] || e2e_fail "/public/ challenged"
+# counters: six challenges by the challenge rule (line 3), the two
+# requests with the cookie decided by the allow after it (line 4)
+st=$(ip netns exec "$ns" "$FASTPATH" -j proxy stats --control "$T/ctl.sock")
+got=$(python3 -c 'import json,sys; r=json.load(sys.stdin)["rules"]
+print(r[1]["line"], r[1]["statuses"].get("302"), r[2]["line"], r[2]["allowed"])' <<<"$st")
+[[ $got == "3 6 4 2" ]] || e2e_fail "counters (line, 302s, line, allowed): $got: $st"
 e2e_pass "challenge: 302 + signed cookie, jar reaches the backend, forged/other-client cookies challenged, bad keys refused"
