@@ -2,7 +2,7 @@
 /*
  * The bridge stage's maps (src/bridge), shared by its BPF and user halves.
  * A bridge's tables are shared by its member ports and pinned once under
- * ROOT/bridge:NAME/ (made by `bridge create`); each member port
+ * ROOT/shared/bridge:NAME/ (made by `bridge create`); each member port
  * runs the pipeline with the bridge stage in slot 4, whose object reuses
  * those maps, and keeps its own counters and meta in ROOT/IFACE/bridge/.
  * Bump FP_BRIDGE_ABI when a layout here changes.
@@ -14,8 +14,10 @@
 
 #define FP_BRIDGE_ABI 2
 
-/* A bridge's own pins: ROOT/bridge:NAME/ (':' is in no interface's name,
- * so no interface's pipeline can collide with a bridge). */
+/* A bridge's own pins: ROOT/shared/bridge:NAME/, in the pin place of maps
+ * several interfaces share (DESIGN.md); ':' is in no filter share's name,
+ * so no share can collide with a bridge, and the share gc leaves it. */
+#define FP_BRIDGE_SHARED_DIR "shared"
 #define FP_BRIDGE_DIR_PREFIX "bridge:"
 #define FP_BRIDGE_NAME_MAX 15
 

@@ -10,7 +10,7 @@
  *   known, on the port it came in on                 dropped (hairpin)
  *   known, its port no longer a member               passed
  * The FDB, the port map, the host addresses and the config are the
- * bridge's (shared by its members, pinned under ROOT/bridge:NAME); the
+ * bridge's (shared by its members, pinned under ROOT/shared/bridge:NAME); the
  * counters are this port's own. An entry older than the ageing time is
  * removed here when it is looked up as a destination (and by `bridge fdb`,
  * which shows only live entries and removes the others).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * A bridge's own pins, ROOT/bridge:NAME/: made by `bridge create`, read
+ * A bridge's own pins, ROOT/shared/bridge:NAME/: made by `bridge create`, read
  * and edited by `bridge fdb|show`, removed by `bridge destroy`. The maps
  * are made here with the layouts of bridge.bpf.c's definitions (the same
  * types and sizes from bridge_abi.h), so each member's stage object can
@@ -65,7 +65,8 @@ int fp_bridge__check_name(const char *name, char *err, size_t errlen)
 
 int fp_bridge__dir(const char *root, const char *name, char *dir, size_t len)
 {
-	if (snprintf(dir, len, "%s/%s%s", root, FP_BRIDGE_DIR_PREFIX, name) >= (int)len)
+	if (snprintf(dir, len, "%s/%s/%s%s", root, FP_BRIDGE_SHARED_DIR, FP_BRIDGE_DIR_PREFIX,
+		     name) >= (int)len)
 		return -ENAMETOOLONG;
 	return 0;
 }
@@ -167,7 +168,7 @@ int fp_bridge__create(const char *name, const struct fp_bridge_opts *o, char *er
 {
 	const char *root = fp_bpffs_root(o ? o->bpffs : NULL);
 	struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI };
-	char dir[PATH_MAX], path[PATH_MAX + 32];
+	char dir[PATH_MAX], path[PATH_MAX + 32], top[PATH_MAX] = "";
 	int fd[BR_MAPS], lock = -1, ret;
 	__u32 zero = 0;
 
@@ -186,6 +187,19 @@ int fp_bridge__create(const char *name, const struct fp_bridge_opts *o, char *er
 	lock = fp_root_lock(root, err, errlen);
 	if (lock < 0)
 		return lock;
+	snprintf(top, sizeof(top), "%s/%s", root, FP_BRIDGE_SHARED_DIR);
+	snprintf(path, sizeof(path), "%s/fp_meta", top);
+	if (access(path, F_OK) == 0) {
+		snprintf(err, errlen, "%s holds the pins of an interface named %s: bridges "
+			 "cannot be kept in this pin root (--bpffs)", top, FP_BRIDGE_SHARED_DIR);
+		ret = -EEXIST;
+		goto out;
+	}
+	if (mkdir(top, 0700) && errno != EEXIST) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot create %s: %s", top, strerror(-ret));
+		goto out;
+	}
 	if (mkdir(dir, 0700)) {
 		ret = -errno;
 		if (ret == -EEXIST)
@@ -233,6 +247,8 @@ int fp_bridge__create(const char *name, const struct fp_bridge_opts *o, char *er
 	if (ret)
 		fp_unpin_tree(dir, NULL, NULL, 0); /* nothing half-made stays */
 out:
+	if (ret)
+		rmdir(top); /* only when empty */
 	for (int i = 0; i < BR_MAPS; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
@@ -518,9 +534,13 @@ void fp_bridge__forget_port(const struct fp_bridge *b, __u32 ifindex)
 int fp_bridge__list(const char *root, char (*names)[16], int max)
 {
 	size_t plen = strlen(FP_BRIDGE_DIR_PREFIX);
+	char top[PATH_MAX];
 	struct dirent *e;
-	DIR *d = opendir(root);
+	DIR *d;
 	int n = 0;
+
+	snprintf(top, sizeof(top), "%s/%s", root, FP_BRIDGE_SHARED_DIR);
+	d = opendir(top);
 
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;

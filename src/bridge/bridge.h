@@ -3,7 +3,7 @@
  * fastpath bridge: a layer-2 switch in XDP between member ports, on a
  * learned MAC table (FDB) and XDP_REDIRECT through a DEVMAP.
  *
- * A bridge is a directory of shared pins, ROOT/bridge:NAME/ (fp_br_fdb,
+ * A bridge is a directory of shared pins, ROOT/shared/bridge:NAME/ (fp_br_fdb,
  * fp_br_ports, fp_br_pinfo, fp_br_host, fp_br_cfg), made by
  * fp_bridge__create and removed by fp_bridge__destroy. A member port runs
  * the pipeline with the bridge stage in slot 4 (src/bridge/bridge.bpf.c),
@@ -35,7 +35,7 @@ struct fp_bridge_opts {
 
 /* Checks a bridge's name: 1..15 of [A-Za-z0-9_-]. */
 int fp_bridge__check_name(const char *name, char *err, size_t errlen);
-/* ROOT/bridge:NAME */
+/* ROOT/shared/bridge:NAME */
 int fp_bridge__dir(const char *root, const char *name, char *dir, size_t len);
 
 /* Makes the bridge's maps and pins them; -EEXIST if it exists. */

@@ -18,7 +18,7 @@ struct fp_bridge {
 
 extern const struct fp_stage_ops fp_stage_bridge;
 
-/* Opens the maps of ROOT/bridge:NAME (under the caller's lock, if any). */
+/* Opens the maps of ROOT/shared/bridge:NAME (under the caller's lock, if any). */
 int fp_bridge__open_root(const char *root, const char *name, struct fp_bridge **out,
 			 char *err, size_t errlen);
 /* Takes ifindex out of the bridge's maps: the port, its info, its host

@@ -279,6 +279,7 @@ int fp_bridge__destroy(const char *bpffs, const char *name, int *n_ports, char *
 	const char *root = fp_bpffs_root(bpffs);
 	struct fp_br_port *ports = calloc(FP_BR_PORTS_MAX, sizeof(*ports));
 	struct fp_bridge *b = NULL;
+	char top[PATH_MAX];
 	int n, ret, lock;
 
 	*n_ports = 0;
@@ -315,6 +316,8 @@ int fp_bridge__destroy(const char *bpffs, const char *name, int *n_ports, char *
 		ret = -EBUSY;
 	} else {
 		ret = fp_unpin_tree(b->dir, NULL, err, errlen);
+		snprintf(top, sizeof(top), "%s/%s", root, FP_BRIDGE_SHARED_DIR);
+		rmdir(top); /* only when empty */
 	}
 	close(lock);
 out:

@@ -10,7 +10,9 @@
  * (fp_flt_stats), and pins the shared maps in ROOT/IFACE too, so everything
  * that opens an interface finds them where it always did. The share's pins
  * go with its last member's unload (or any unload that finds the share
- * without members). All of it under the pin root's lock.
+ * without members); that gc takes only the filter's own directories, as
+ * ROOT/shared also holds other stages' shared pins (a bridge's). All of it
+ * under the pin root's lock.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -199,6 +201,24 @@ int fp_share__members(const char *root, const char *name)
 	return n;
 }
 
+/* Whether ROOT/shared/NAME is a filter share's: a name a share can have and
+ * at least one of the share's pins in it. ROOT/shared also holds other
+ * stages' shared pins (a bridge's, whose names have a ':' no share name
+ * has); the gc must never take those. */
+static bool is_filter_share(const char *top, const char *name)
+{
+	char path[PATH_MAX + 64], err[128];
+
+	if (fp_share__check_name(name, err, sizeof(err)))
+		return false;
+	for (int i = 0; i < FP_SHARE_MAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", top, name, fp_share_map_names[i]);
+		if (access(path, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
 int fp_share__gc(const char *root, char *removed, size_t len)
 {
 	char top[PATH_MAX];
@@ -213,7 +233,8 @@ int fp_share__gc(const char *root, char *removed, size_t len)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || fp_share__members(root, e->d_name))
+		if (e->d_name[0] == '.' || !is_filter_share(top, e->d_name) ||
+		    fp_share__members(root, e->d_name))
 			continue;
 		fp_share__remove(root, e->d_name);
 		if (removed && len && !removed[0])

@@ -10,6 +10,8 @@
 #   - a host moved to another port is reachable again after its first frame;
 #   - the filter stage in front of the bridge on a member port drops what
 #     its rule says (one TCP port), and the rest still crosses;
+#   - a filter share made and removed on a member port leaves the bridge's
+#     pins in ROOT/shared/bridge:NAME (the share gc takes only its own);
 #   - a learned entry ages out (--ageing 2), a static one (fdb add) does not;
 #   - `bridge del` and `bridge destroy` leave no pin behind.
 # Host veths send with checksum offload off (forwarded frames keep their
@@ -174,6 +176,16 @@ check "the filter counted its drops" test "$(fp -j filter stats "${P[1]}" --inte
 	jq '[.rules[] | select(.id == "blocked") | .packets] | add')" -ge 1
 fp filter unload "${P[1]}" >/dev/null || e2e_fail "filter unload failed"
 check "the bridge stays on ${P[1]} after the filter went" transfer 1 2 5303
+
+# ---- a filter share's gc leaves the bridge's pins in ROOT/shared -----------------
+check "the bridge's pins are in ROOT/shared/bridge:$BR" test -e "$FASTPATH_BPFFS/shared/bridge:$BR/fp_br_fdb"
+fp filter load "${P[3]}" --share S >/dev/null || e2e_fail "filter load --share S on ${P[3]} failed"
+fp filter unload "${P[3]}" >/dev/null || e2e_fail "filter unload of the share's last member failed"
+check "the share went with its last member" test ! -e "$FASTPATH_BPFFS/shared/S"
+check "the bridge's pins survived the share's gc" test -e "$FASTPATH_BPFFS/shared/bridge:$BR/fp_br_fdb"
+check "bridge show still finds $BR" fp bridge show "$BR" >/dev/null
+check "h1 reaches h3 across the bridge after the share's gc" \
+	e2e_ns "${H[1]}" ping -c 2 -i 0.2 -W 2 -q "${IP[3]}" >/dev/null
 
 # ---- del, destroy: no pin left ---------------------------------------------------
 fp -j bridge del "$BR" "${P[2]}" >"$T/del.json" || e2e_fail "bridge del failed"

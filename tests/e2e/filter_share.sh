@@ -20,6 +20,8 @@
 #    ROOT/shared/S stays; unload va2: ROOT/shared is gone.
 # 5. a share whose member's pins went by hand: `unload --force` of that
 #    member removes the share's pins too.
+# 6. other stages' directories in ROOT/shared (a bridge's, one whose name a
+#    share could have) outlive the share gc of an unload and of --force.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_require bpftool python3 curl flock
@@ -178,4 +180,23 @@ rm -rf "${R:?}/$va1"
 fp filter unload "$va1" --force >/dev/null 2>&1 || e2e_fail "unload --force"
 [[ ! -e $R/shared ]] || e2e_fail "unload --force left the memberless share: $(ls -R "$R/shared")"
 e2e_log "ok: unload --force removes a share left without members"
+
+# 6. ROOT/shared holds other stages' pins too (a bridge's): a share's
+#    gc (the last member's unload, --force) takes only the filter's own
+mkdir -p "$R/shared/bridge:x" "$R/shared/other-x"
+bpftool map create "$R/shared/bridge:x/m" type array key 4 value 4 entries 1 name fpt_gc1 ||
+	e2e_fail "bpftool map create"
+bpftool map create "$R/shared/other-x/m" type array key 4 value 4 entries 1 name fpt_gc2 ||
+	e2e_fail "bpftool map create"
+fp filter load "$va1" --share G >/dev/null || e2e_fail "load va1 --share G"
+fp filter unload "$va1" >/dev/null || e2e_fail "unload va1 (share G)"
+[[ ! -e $R/shared/G ]] || e2e_fail "the last member's unload left shared/G"
+fp filter load "$va2" --share H >/dev/null || e2e_fail "load va2 --share H"
+rm -rf "${R:?}/$va2"
+fp filter unload "$va2" --force >/dev/null 2>&1 || e2e_fail "unload --force va2"
+[[ ! -e $R/shared/H ]] || e2e_fail "unload --force left the memberless share H"
+for d in bridge:x other-x; do
+	[[ -e $R/shared/$d/m ]] || e2e_fail "the share gc removed another stage's $R/shared/$d"
+done
+e2e_log "ok: the share gc leaves other stages' directories in ROOT/shared"
 e2e_pass
