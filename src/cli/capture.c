@@ -215,19 +215,10 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'm': {
-			struct fp_diags dg = { 0 };
 			struct fp_rule r;
-			char text[1024];
 
-			snprintf(text, sizeof(text), "pass %s", optarg);
-			if (fp_rule__parse(text, 1, &r, &dg)) {
-				ret = cli_usage(cli, "--match: column %u: %s",
-						dg.n && dg.v[0].col > 5 ? dg.v[0].col - 5 : 1,
-						dg.n ? dg.v[0].msg : "bad terms");
-				fp_diags__free(&dg);
+			if ((ret = cli_parse_match(cli, optarg, &r)))
 				return ret;
-			}
-			fp_diags__free(&dg);
 			o.match = optarg;
 			break;
 		}

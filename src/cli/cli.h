@@ -97,6 +97,14 @@ bool cli_is_help(const char *arg);
 int cli_usage(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+struct fp_rule;
+/*
+ * Parses --match TERMS (the rule model's terms, no action) into *out;
+ * on an error reports "--match: column N: MSG" as a usage error (column
+ * within TERMS) and returns CLI_USAGE, else 0.
+ */
+int cli_parse_match(const struct cli *cli, const char *terms, struct fp_rule *out);
+
 /* Reports a runtime failure ("fastpath: MSG") and returns CLI_FAIL. */
 int cli_fail(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

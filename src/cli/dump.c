@@ -143,22 +143,11 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 		case 'r':
 			o.rule_id = optarg;
 			break;
-		case 'm': {
-			char text[1024];
-			struct fp_diags dg = { 0 };
-
-			snprintf(text, sizeof(text), "pass %s", optarg);
-			if (fp_rule__parse(text, 1, &match, &dg)) {
-				ret = cli_usage(cli, "--match: column %u: %s",
-						dg.n && dg.v[0].col > 5 ? dg.v[0].col - 5 : 1,
-						dg.n ? dg.v[0].msg : "bad terms");
-				fp_diags__free(&dg);
+		case 'm':
+			if ((ret = cli_parse_match(cli, optarg, &match)))
 				return ret;
-			}
-			fp_diags__free(&dg);
 			o.match = &match;
 			break;
-		}
 		case 's':
 			if (strncmp(optarg, "1/", 2) || parse_u64(optarg + 2, &v, 1u << 30) || !v)
 				return cli_usage(cli, "--sample takes 1/N with N from 1, not '%s'", optarg);

@@ -127,3 +127,19 @@ int cli_read_ruleset(const struct cli *cli, const char *path, struct fp_ruleset 
 		return cli_fail(cli, "parsing %s failed: %s", path, strerror(-ret));
 	return CLI_OK;
 }
+
+int cli_parse_match(const struct cli *cli, const char *terms, struct fp_rule *out)
+{
+	struct fp_diags dg = { 0 };
+	char text[1024];
+	int ret = 0;
+
+	/* the terms as a rule's: "pass " is 5 columns before them */
+	snprintf(text, sizeof(text), "pass %s", terms);
+	if (fp_rule__parse(text, 1, out, &dg))
+		ret = cli_usage(cli, "--match: column %u: %s",
+				dg.n && dg.v[0].col > 5 ? dg.v[0].col - 5 : 1,
+				dg.n ? dg.v[0].msg : "bad terms");
+	fp_diags__free(&dg);
+	return ret;
+}
