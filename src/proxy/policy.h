@@ -14,6 +14,8 @@
  *              bare or after `method`
  *   TERM := method METHODS | path /P | path /P* | host NAME | header NAME[=VALUE]
  *         | client CIDR | sni NAME
+ *   NAME := a.example (exact, any case, a trailing dot ignored)
+ *         | *.example (any name ending in ".example", not "example" itself)
  *
  * A `limit` rule is a meter, not a verdict: a request within the rate goes
  * on to the next rules; past it, it gets 429 (or the rule's status), or the
@@ -22,7 +24,8 @@
  * challenge cookie (view.cookie_ok) go on to the next rules as a limit
  * within its rate does; one without gets the challenge (a 302 setting it). `sni` rules decide TLS
  * connections the proxy does not terminate, on the ClientHello's server
- * name; they cannot have HTTP terms (method, path, host, header). Rules
+ * name; they cannot have HTTP terms (method, path, host, header) nor
+ * challenge (a connection not terminated cannot be redirected). Rules
  * with HTTP terms never match a TLS connection, and sni rules never an
  * HTTP request; a rule with only `client` (or nothing) matches both.
  */
@@ -63,7 +66,8 @@ struct fp_px_rule {
 	bool has_path, path_prefix;
 	char path[FP_PX_PATH_MAX];       /* normalised; a prefix keeps its trailing '/' */
 	uint32_t path_len;
-	char host[FP_PX_NAME_MAX];       /* lower case, no port, no trailing dot; "" = any */
+	char host[FP_PX_NAME_MAX];       /* lower case, no port, no trailing dot, "*.suffix"
+					  * for a wildcard; "" = any */
 	char header_name[FP_PX_HNAME_MAX]; /* "" = no header term */
 	bool header_has_value;
 	char header_value[FP_PX_NAME_MAX];

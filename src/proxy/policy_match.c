@@ -32,9 +32,17 @@ static size_t host_len(const char *h, size_t n)
 	return n;
 }
 
+/* want is lower case: "name" exactly, or "*.suffix": a name with at least
+ * one more label in front of ".suffix" */
 static bool name_eq(const char *want, const char *s, size_t n)
 {
-	return strlen(want) == n && !strncasecmp(want, s, n);
+	size_t wn = strlen(want);
+
+	if (want[0] == '*') {
+		wn--; /* ".suffix" */
+		return n > wn && s[n - wn - 1] != '.' && !strncasecmp(want + 1, s + n - wn, wn);
+	}
+	return wn == n && !strncasecmp(want, s, n);
 }
 
 static bool cidr_match(const struct fp_cidr *c, const struct fp_px_view *v)

@@ -173,10 +173,11 @@ static void parse_path(struct pctx *c, const struct word *w)
 	r->has_path = true;
 }
 
-/* host/sni NAME: letters, digits, '-', '.', lower-cased; a trailing '.' dropped */
+/* host/sni NAME: letters, digits, '-', '.', lower-cased; a trailing '.'
+ * dropped; "*.SUFFIX" matches any name that ends in ".SUFFIX" */
 static void parse_name(struct pctx *c, const struct word *w, const char *kw, char *out)
 {
-	size_t n = w->n;
+	size_t n = w->n, from = 0;
 
 	if (n && w->s[n - 1] == '.')
 		n--;
@@ -184,7 +185,17 @@ static void parse_name(struct pctx *c, const struct word *w, const char *kw, cha
 		err(c, w->col, "%s name must be 1..%d characters", kw, FP_PX_NAME_MAX - 1);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	if (w->s[0] == '*') {
+		if (n < 3 || w->s[1] != '.' || w->s[2] == '.') {
+			err(c, w->col, "a wildcard %s name is '*.SUFFIX' (a '*' label first, then "
+			    "at least one label), not '%.*s'", kw, SHOWN(w));
+			return;
+		}
+		out[0] = '*';
+		out[1] = '.';
+		from = 2;
+	}
+	for (size_t i = from; i < n; i++) {
 		unsigned char ch = (unsigned char)w->s[i];
 
 		if (!isalnum(ch) && ch != '-' && ch != '.' && ch != '_' &&
@@ -368,6 +379,9 @@ static void parse_rule(struct pctx *c, const struct word *w, size_t n, enum fp_p
 	if (r->sni[0] && c->http_col)
 		err(c, c->http_col, "an sni rule decides a TLS connection: no method, path, host "
 		    "or header terms with it");
+	else if (r->sni[0] && (a == FP_PX_CHALLENGE || r->limit_challenge))
+		err(c, w->col, "an sni rule cannot challenge: a TLS connection the proxy does not "
+		    "terminate cannot be redirected (deny or limit it)");
 }
 
 /* Splits a line into words; returns the count, or WORDS_MAX + 1 if too many. */

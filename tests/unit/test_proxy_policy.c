@@ -218,6 +218,34 @@ static void test_decide(void **state)
 	fp_px_policy__decide(&p, &v, NULL, NULL, &out);
 	assert_int_equal(out.rule, 3);
 	fp_px_policy__free(&p);
+
+	/* wildcard names: *.suffix is any name under suffix, never suffix itself */
+	p = parse_ok("deny sni *.Empire.example\nallow sni empire.example\n"
+		     "deny host *.empire.example\ndefault allow\n");
+	static const struct {
+		const char *name;
+		long rule;
+	} snis[] = {
+		{ "tie.empire.example", 0 }, { "A.B.EMPIRE.example.", 0 }, { "empire.example", 1 },
+		{ "xempire.example", -1 }, { ".empire.example", -1 }, { "empire.example.org", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(snis) / sizeof(snis[0]); i++) {
+		v = (struct fp_px_view){ .tls = true, .sni = snis[i].name,
+					 .sni_len = strlen(snis[i].name), .family = 4 };
+		fp_px_policy__decide(&p, &v, NULL, NULL, &out);
+		if (out.rule != snis[i].rule)
+			fail_msg("sni %s: rule %ld, want %ld", snis[i].name, out.rule, snis[i].rule);
+	}
+	v = (struct fp_px_view){ .tls = true, .family = 4 }; /* a hello without a name */
+	fp_px_policy__decide(&p, &v, NULL, NULL, &out);
+	assert_int_equal(out.rule, -1);
+	assert_int_equal(decide(&p, "GET / HTTP/1.1\r\nHost: Tie.Empire.Example:80\r\n\r\n",
+				"1.1.1.1", &rule, NULL), 403);
+	assert_int_equal(rule, 2);
+	assert_int_equal(decide(&p, "GET / HTTP/1.1\r\nHost: empire.example\r\n\r\n", "1.1.1.1",
+				&rule, NULL), 0);
+	fp_px_policy__free(&p);
 	(void)state;
 }
 
@@ -260,6 +288,12 @@ static const struct {
 	{ "limit 10/s burst 0", "burst must be 1..4294967295", 1, 18 },
 	{ "limit 10/s by src", "expected client or all after 'by', got 'src'", 1, 15 },
 	{ "allow sni a.example path /a", "an sni rule decides a TLS connection", 1, 21 },
+	{ "allow sni a.example\tmethod GET", "an sni rule decides a TLS connection", 1, 21 },
+	{ "challenge-key k\nchallenge sni a.example", "an sni rule cannot challenge", 2, 1 },
+	{ "challenge-key k\nlimit 1/s challenge sni a", "an sni rule cannot challenge", 2, 1 },
+	{ "allow sni *", "a wildcard sni name is '*.SUFFIX'", 1, 11 },
+	{ "allow host *example", "a wildcard host name is '*.SUFFIX'", 1, 12 },
+	{ "allow sni a.*.example", "character '*' not allowed in a sni name", 1, 13 },
 	{ "challenge path /a", "a challenge needs a 'challenge-key FILE' line", 1, 1 },
 	{ "limit 1/s challenge", "a challenge needs a 'challenge-key FILE' line", 1, 1 },
 	{ "challenge-key", "expected one FILE", 1, 14 },
