@@ -14,6 +14,7 @@
  * lost to a reset.
  */
 #include "proxy/conn.h"
+#include "proxy/tls_sni.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -263,6 +264,17 @@ static bool over_rate(void *ctx, size_t rule, const struct fp_px_view *v)
 		return false;
 	}
 	return true;
+}
+
+bool px_over_rate(void *ctx, size_t rule, const struct fp_px_view *v)
+{
+	return over_rate(ctx, rule, v);
+}
+
+int px_backend_connect(struct px_server *s, struct px_conn *c)
+{
+	c->tries = 0;
+	return backend_connect(s, c);
 }
 
 static void count_status(struct px_rule_stats *st, int status)
@@ -533,6 +545,8 @@ static int head_step(struct px_server *s, struct px_conn *c)
 		}
 		return BLOCKED;
 	}
+	if (c->in_len && (uint8_t)c->in[0] == FP_TLS_CONTENT_HANDSHAKE && c->backend < 0)
+		return px_tls_head(s, c); /* TLS, decided on its server name */
 	r = c->in_len ? fp_http__parse_head(c->in, c->in_len, &s->cfg->limits, &s->req) : 0;
 	if (r > 0) {
 		decide(s, c, r);
@@ -569,6 +583,8 @@ static int c2b(struct px_server *s, struct px_conn *c)
 	uint64_t got;
 	int r;
 
+	if (c->st == PX_TUNNEL)
+		return px_tunnel_step(s, c);
 	if (c->st == PX_HEAD && !c->out_len)
 		return head_step(s, c);
 	if (c->st != PX_HEAD && c->st != PX_BODY_LEN && c->st != PX_BODY_CHUNKED)

@@ -15,6 +15,7 @@ struct px_rule_stats {
 	uint64_t requests, allowed;
 	uint16_t status[PX_STATUS_SLOTS]; /* refused with these statuses ... */
 	uint64_t status_n[PX_STATUS_SLOTS]; /* ... this many times */
+	uint64_t closed;          /* TLS connections closed on the decision (tls_conn.c) */
 };
 
 struct px_bucket {
@@ -36,6 +37,7 @@ enum px_state {
 	PX_HEAD,          /* reading (and deciding) the next request head */
 	PX_BODY_LEN,      /* body_left bytes of a Content-Length body */
 	PX_BODY_CHUNKED,  /* a chunked body (ch) */
+	PX_TUNNEL,        /* an allowed TLS connection: every client byte on (tls_conn.c) */
 	PX_DRAIN,         /* refused: the backend finishes earlier responses, then final */
 	PX_FINAL,         /* writing final to the client */
 	PX_LINGER,        /* final sent, write side shut: reading until EOF or deadline */
@@ -73,6 +75,7 @@ struct px_server {
 	struct fp_px_backend_stats backends[FP_PX_BACKENDS_MAX];
 	uint64_t refused[8];               /* by px_refused_slot() */
 	uint64_t accepted;
+	uint64_t tls_refused;              /* not a ClientHello the proxy can read: closed */
 	FILE *log;                         /* the access log, or NULL */
 	struct fp_http_req req;            /* scratch: the head being decided */
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
@@ -92,5 +95,21 @@ void px_log(struct px_server *s, const struct px_conn *c, const char *method, si
 /* Answers status with a short body once earlier responses are through,
  * then closes. */
 void px_conn_refuse(struct px_server *s, struct px_conn *c, int status, const char *why);
+
+/* For tls_conn.c (conn.c): the rate check of limit rules, and a connect
+ * to the next backend in turn (0, or -errno when none accepts at once). */
+bool px_over_rate(void *ctx, size_t rule, const struct fp_px_view *v);
+int px_backend_connect(struct px_server *s, struct px_conn *c);
+
+/*
+ * tls_conn.c: a connection whose first byte is a TLS handshake record.
+ * px_tls_head() reads the ClientHello (in c->in), decides it on its server
+ * name, then closes the connection or connects a backend and enters
+ * PX_TUNNEL, where px_tunnel_step() moves every client byte to the
+ * backend (the hello copied, the rest spliced). Both return conn.c's step
+ * results (1 moved, 0 blocked, -1 failed).
+ */
+int px_tls_head(struct px_server *s, struct px_conn *c);
+int px_tunnel_step(struct px_server *s, struct px_conn *c);
 
 #endif

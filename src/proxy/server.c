@@ -31,6 +31,7 @@
 #include <jansson.h>
 
 #include "proxy/conn.h"
+#include "proxy/tls_sni.h"
 
 static char tag_listen, tag_ctl, tag_sig; /* epoll data of the non-connection fds */
 
@@ -183,6 +184,11 @@ static void expire(struct px_server *s)
 		}
 		if (c->st != PX_HEAD || c->last || c->bp_bytes || c->out_len)
 			continue;
+		if (c->in_len && (uint8_t)c->in[0] == FP_TLS_CONTENT_HANDSHAKE && c->backend < 0) {
+			s->tls_refused++; /* a ClientHello not whole in time: no HTTP 408 to TLS */
+			conn_close(s, c);
+			continue;
+		}
 		c->deadline_ms = UINT64_MAX;
 		px_conn_refuse(s, c, 408, "the request head did not arrive in time");
 		px_conn_pump(s, c);
@@ -226,6 +232,7 @@ static json_t *stats_json(const struct px_server *s)
 			json_object_set_new(sts, key, json_integer((json_int_t)st->status_n[k]));
 		}
 		json_object_set_new(r, "statuses", sts);
+		json_object_set_new(r, "closed", json_integer((json_int_t)st->closed));
 		json_array_append_new(rules, r);
 	}
 	json_object_set_new(o, "rules", rules);
@@ -262,6 +269,7 @@ static json_t *stats_json(const struct px_server *s)
 		json_object_set_new(ref, key, json_integer((json_int_t)s->refused[k]));
 	}
 	json_object_set_new(o, "refused", ref);
+	json_object_set_new(o, "tls_refused", json_integer((json_int_t)s->tls_refused));
 	return o;
 }
 
