@@ -166,7 +166,8 @@ _fastpath() {
 		elif [[ $cur == -* ]]; then
 			case $verb in
 			run) COMPREPLY=($(compgen -W '--listen --backend --policy --control --max-conns --header-timeout --access-log --cookie-key' -- "$cur")) ;;
-			reload|stats) COMPREPLY=($(compgen -W '--control' -- "$cur")) ;;
+			reload) COMPREPLY=($(compgen -W '--control' -- "$cur")) ;;
+			stats) COMPREPLY=($(compgen -W '--control --watch' -- "$cur")) ;;
 			esac
 		else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
 	esac

@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "exporter/metrics.h"
+#include "exporter/proxy_metrics.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9435"
 
@@ -28,6 +29,8 @@ struct exporter {
 	uint64_t errors;   /* scrape errors so far (only the one MHD thread writes) */
 	uint64_t scrapes;
 	char logged[512];  /* the last scrape error logged (each logged once in a row) */
+	const char *proxies[16]; /* --proxy: control sockets of running proxies */
+	size_t n_proxies;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body,
@@ -79,6 +82,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "scrape failed\n", NULL);
 	}
 	ex->scrapes++;
+	if (ex->n_proxies) { /* the proxies' families after the pins' */
+		char *more = NULL, *all;
+		size_t mlen = 0;
+		FILE *f = open_memstream(&more, &mlen);
+
+		if (f) {
+			fp_metrics__proxies(f, ex->proxies, ex->n_proxies);
+			fclose(f);
+		}
+		all = more ? realloc(text, len + mlen + 1) : NULL;
+		if (all) {
+			memcpy(all + len, more, mlen + 1);
+			text = all;
+			len += mlen;
+		}
+		free(more);
+	}
 	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(text);
@@ -146,7 +166,9 @@ static void print_url(const struct sockaddr_storage *ss, uint16_t port)
 static int do_exporter(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' }, { NULL, 0, NULL, 0 },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "proxy", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct exporter ex = { .bpffs = cli->bpffs };
 	const char *listen = DEFAULT_LISTEN;
@@ -163,8 +185,14 @@ static int do_exporter(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":l:", opts, NULL)) != -1) {
 		if (c == 'l')
 			listen = optarg;
+		else if (c == 'p' && ex.n_proxies == sizeof(ex.proxies) / sizeof(ex.proxies[0]))
+			return cli_usage(cli, "more than %zu --proxy sockets",
+					 sizeof(ex.proxies) / sizeof(ex.proxies[0]));
+		else if (c == 'p')
+			ex.proxies[ex.n_proxies++] = optarg;
 		else if (c == ':')
-			return cli_usage(cli, "option '%s' needs ADDR:PORT", argv[optind - 1]);
+			return cli_usage(cli, "option '%s' needs %s", argv[optind - 1],
+					 strcmp(argv[optind - 1], "--proxy") ? "ADDR:PORT" : "PATH");
 		else
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 	}
@@ -208,13 +236,15 @@ static int do_exporter(struct cli *cli, int argc, char **argv)
 int cmd_exporter(struct cli *cli, int argc, char **argv)
 {
 	static const struct cli_verb cmd = {
-		"exporter", "[--listen ADDR:PORT]",
+		"exporter", "[--listen ADDR:PORT] [--proxy CONTROL]...",
 		"serve Prometheus metrics of every loaded interface at GET /metrics "
 		"(default " DEFAULT_LISTEN ")", do_exporter,
 		"       Per interface and rule: packets, bytes, drops, samples; per stage and decision;\n"
 		"       dump samples and losses; rules, generation, load and apply times. No rates:\n"
 		"       PromQL's rate() makes them (it handles the per-rule reset at each apply).\n"
 		"         --listen ADDR:PORT    numeric address; [ADDR6]:PORT for IPv6; port 0 picks one\n"
+		"         --proxy CONTROL       also the counters of the fastpath proxy whose control\n"
+		"                               socket is CONTROL (fastpath_proxy_*; up to 16)\n"
 		"       Example: fastpath exporter --listen 127.0.0.1:9435 &\n"
 		"                curl -s http://127.0.0.1:9435/metrics | promtool check metrics\n",
 	};

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,10 +21,11 @@
 #include <jansson.h>
 
 #include "cli/rulefile.h"
+#include "proxy/control.h"
 #include "proxy/policy.h"
 #include "proxy/server.h"
 
-#define CONTROL_DEFAULT "/run/fastpath-proxy.sock"
+#define CONTROL_DEFAULT FP_PX_CONTROL_DEFAULT
 
 static const char *display_name(const char *path)
 {
@@ -265,47 +267,12 @@ static int do_run(struct cli *cli, int argc, char **argv)
 /* Sends one command line to a running proxy; its JSON answer, or NULL. */
 static json_t *control_call(struct cli *cli, const char *path, const char *cmd, int *rc)
 {
-	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	struct timeval tv = { 5, 0 };
-	char buf[1 << 16];
-	size_t n = 0;
-	json_error_t je;
-	json_t *o;
-	int fd;
+	char err[512];
+	json_t *o = fp_px_control__call(path, cmd, 5, err, sizeof(err));
 
-	if (strlen(path) >= sizeof(un.sun_path)) {
-		*rc = cli_usage(cli, "--control: path too long");
-		return NULL;
-	}
-	strcpy(un.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (fd < 0 || connect(fd, (struct sockaddr *)&un, sizeof(un))) {
-		*rc = cli_fail(cli, "proxy %s: no proxy answers on %s (%s); is `fastpath proxy run` "
-			       "running with this --control?", cmd, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	{
-		char line[32];
-		int ln = snprintf(line, sizeof(line), "%s\n", cmd);
-
-		/* one write: the proxy reads one line with one recv */
-		(void)!write(fd, line, (size_t)ln);
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
-
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	o = json_loads(buf, 0, &je);
 	if (!o)
-		*rc = cli_fail(cli, "proxy %s: the proxy's answer is not JSON: %s", cmd, je.text);
+		*rc = cli_fail(cli, "proxy %s: %s; is `fastpath proxy run` running with this "
+			       "--control?", cmd, err);
 	return o;
 }
 
@@ -366,15 +333,110 @@ static long long jint(json_t *o, const char *k)
 	return (long long)json_integer_value(json_object_get(o, k));
 }
 
+static volatile sig_atomic_t stop_watch;
+static void on_signal(int sig) { (void)sig; stop_watch = 1; }
+
+static double rate(json_t *now, json_t *was, const char *k, double secs)
+{
+	long long a = jint(now, k), b = was ? jint(was, k) : 0;
+
+	return a >= b ? (double)(a - b) / secs : (double)a / secs; /* reset: since then */
+}
+
+/* --watch: one line a rule and a backend each interval, with rates. */
+static int watch_stats(struct cli *cli, const char *path, unsigned secs)
+{
+	json_t *prev = NULL, *o;
+	int rc = CLI_OK;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop_watch) {
+		json_t *rules, *pr = NULL, *x;
+		size_t i;
+		bool same;
+
+		o = control_call(cli, path, "stats", &rc);
+		if (!o)
+			break;
+		rules = json_object_get(o, "rules");
+		/* rules of another generation (a reload) count from zero */
+		same = prev && jint(prev, "generation") == jint(o, "generation");
+		if (same)
+			pr = json_object_get(prev, "rules");
+		json_array_foreach(rules, i, x) {
+			json_t *w = pr ? json_array_get(pr, i) : NULL;
+
+			out_line_begin();
+			out_str("kind", "rule");
+			out_strf("id", "%s:%lld", json_string_value(json_object_get(x, "action")),
+				 jint(x, "line"));
+			out_u64("requests", (uint64_t)jint(x, "requests"));
+			if (prev)
+				out_double("requests_per_s", rate(x, w, "requests", secs));
+			else
+				out_null("requests_per_s");
+			out_u64("refused", (uint64_t)(jint(x, "requests") - jint(x, "allowed")));
+			out_null("spliced_bps");
+			out_null("copied_bps");
+			out_line_end();
+		}
+		json_array_foreach(json_object_get(o, "backends"), i, x) {
+			json_t *w = prev ? json_array_get(json_object_get(prev, "backends"), i) : NULL;
+
+			out_line_begin();
+			out_str("kind", "backend");
+			out_str("id", json_string_value(json_object_get(x, "address")));
+			out_u64("requests", (uint64_t)jint(x, "requests"));
+			if (prev) {
+				out_double("requests_per_s", rate(x, w, "requests", secs));
+				out_u64("refused", (uint64_t)jint(x, "connect_failures"));
+				out_double("spliced_bps", 8 * rate(x, w, "bytes_spliced", secs));
+				out_double("copied_bps", 8 * rate(x, w, "bytes_copied", secs));
+			} else {
+				out_null("requests_per_s");
+				out_u64("refused", (uint64_t)jint(x, "connect_failures"));
+				out_null("spliced_bps");
+				out_null("copied_bps");
+			}
+			out_line_end();
+		}
+		fflush(stdout);
+		json_decref(prev);
+		prev = o;
+		for (unsigned t = 0; t < secs * 10 && !stop_watch; t++)
+			usleep(100000);
+	}
+	json_decref(prev);
+	return rc;
+}
+
 static int do_stats(struct cli *cli, int argc, char **argv)
 {
-	int rc;
-	const char *path = control_arg(cli, argc, argv, &rc);
+	int rc = 0;
+	const char *path = CONTROL_DEFAULT;
+	unsigned secs = 0;
 	json_t *o, *x;
 	size_t i;
 
-	if (!path)
-		return rc;
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--control") && a + 1 < argc) {
+			path = argv[++a];
+		} else if (!strncmp(argv[a], "--control=", 10)) {
+			path = argv[a] + 10;
+		} else if (!strcmp(argv[a], "--watch")) {
+			secs = 1;
+			/* a number after --watch is its SECONDS */
+			if (a + 1 < argc && argv[a + 1][0] >= '0' && argv[a + 1][0] <= '9' &&
+			    parse_uint(argv[++a], 1, 3600, &secs))
+				return cli_usage(cli, "--watch takes seconds (0 < S <= 3600), not '%s'",
+						 argv[a]);
+		} else {
+			return cli_usage(cli, "unexpected argument '%s'", argv[a]);
+		}
+	}
+	if (secs)
+		return watch_stats(cli, path, secs);
 	o = control_call(cli, path, "stats", &rc);
 	if (!o)
 		return rc;
@@ -391,7 +453,8 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 	       jint(o, "connections"), jint(o, "accepted"));
 	printf("bytes: %lld spliced in the kernel, %lld copied through user space\n",
 	       jint(o, "bytes_spliced"), jint(o, "bytes_copied"));
-	printf("\n%-6s %-14s %10s %10s  %s\n", "line", "action", "requests", "allowed", "refused");
+	printf("\n%-6s %-14s %10s %10s  %s\n", "line", "action", "requests", "allowed",
+	       "refused (status:count; closed: TLS connections closed)");
 	json_array_foreach(json_object_get(o, "rules"), i, x) {
 		const char *k;
 		json_t *v;
@@ -402,6 +465,9 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 			used += (size_t)snprintf(ref + used, used < sizeof(ref) ? sizeof(ref) - used : 0,
 						 "%s%s:%lld", used ? " " : "", k,
 						 (long long)json_integer_value(v));
+		if (jint(x, "closed") && used < sizeof(ref))
+			snprintf(ref + used, sizeof(ref) - used, "%sclosed:%lld", used ? " " : "",
+				 jint(x, "closed"));
 		printf("%-6lld %-14s %10lld %10lld  %s\n", jint(x, "line"),
 		       json_string_value(json_object_get(x, "action")), jint(x, "requests"),
 		       jint(x, "allowed"), ref);
@@ -421,7 +487,7 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 		json_object_foreach(json_object_get(o, "refused"), k, v)
 			printf(" %s:%lld", k, (long long)json_integer_value(v));
 	}
-	printf("\n");
+	printf("; TLS closed unread: %lld\n", jint(o, "tls_refused"));
 	json_decref(o);
 	return CLI_OK;
 }
@@ -432,8 +498,11 @@ static const struct cli_verb verbs[] = {
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads)", do_run },
 	{ "check", "FILE", "check a policy file: every error as FILE:LINE:COL (exit 2)", do_check },
 	{ "reload", "[--control PATH]", "make a running proxy read its policy again", do_reload },
-	{ "stats", "[--control PATH]", "a running proxy's counters per rule and per backend",
-	  do_stats },
+	{ "stats", "[--control PATH] [--watch [SECONDS]]",
+	  "a running proxy's counters per rule and per backend; --watch: a line a rule and a "
+	  "backend every SECONDS (1) with rates (requests/s, bits/s spliced and copied) until "
+	  "Ctrl-C; with -j one JSON object a line", do_stats,
+	  "Example:  fastpath proxy stats --control /run/fastpath-proxy.sock --watch 2\n" },
 	{ NULL },
 };
 
