@@ -162,6 +162,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "header-timeout", required_argument, NULL, 't' },
 		{ "access-log", required_argument, NULL, 'a' },
 		{ "cookie-key", required_argument, NULL, 'k' },
+		{ "transparent", no_argument, NULL, 'T' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
@@ -213,6 +214,9 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		case 'k':
 			key_path = optarg;
 			break;
+		case 'T':
+			cfg.transparent = true;
+			break;
 		case ':':
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
 		default:
@@ -221,8 +225,9 @@ static int do_run(struct cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage(cli, "unexpected argument '%s'", argv[optind]);
-	if (!have_listen || !cfg.n_backends || !cfg.policy_path)
-		return cli_usage(cli, "--listen, --backend and --policy are required");
+	if (!have_listen || (!cfg.n_backends && !cfg.transparent) || !cfg.policy_path)
+		return cli_usage(cli, "--listen, --backend and --policy are required (--backend "
+				 "may be left out with --transparent: the original destination)");
 	rc = cli_proxy_read_policy(cli, cfg.policy_path, &pol, &d);
 	if (rc == CLI_USAGE) {
 		cli_print_diags(cfg.policy_path, &d);
@@ -255,8 +260,12 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		cfg.cookie_key = &key;
 	}	if (getenv("FASTPATH_PROXY_READY_FD"))
 		cfg.ready_fd = atoi(getenv("FASTPATH_PROXY_READY_FD"));
-	fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s\n", pol.n,
-		cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path);
+	if (cfg.n_backends)
+		fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s\n", pol.n,
+			cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path);
+	else
+		fprintf(stderr, "fastpath proxy: %zu rules, transparent to each original "
+			"destination, control %s\n", pol.n, cfg.control_path);
 	rc = fp_px_server__run(&cfg, &pol, err, sizeof(err));
 	fp_px_policy__free(&pol);
 	if (rc)
@@ -494,8 +503,11 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
-		 "[--control PATH] [--max-conns N] [--header-timeout SEC] [--access-log FILE|-] [--cookie-key FILE]",
-	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads)", do_run },
+		 "[--transparent] [--control PATH] [--max-conns N] [--header-timeout SEC] "
+		 "[--access-log FILE|-] [--cookie-key FILE]",
+	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads); --transparent: "
+	  "take connections an nft tproxy rule diverts (IP_TRANSPARENT), sent to their original "
+	  "destination when no --backend is given", do_run },
 	{ "check", "FILE", "check a policy file: every error as FILE:LINE:COL (exit 2)", do_check },
 	{ "reload", "[--control PATH]", "make a running proxy read its policy again", do_reload },
 	{ "stats", "[--control PATH] [--watch [SECONDS]]",

@@ -172,6 +172,8 @@ static int backend_connect(struct px_server *s, struct px_conn *c)
 {
 	const struct fp_px_config *cfg = s->cfg;
 
+	if (!cfg->n_backends) /* transparent: the client's original destination */
+		return px_tproxy_connect(s, c);
 	while (c->tries < cfg->n_backends) {
 		unsigned b = s->rr++ % cfg->n_backends;
 		int fd;

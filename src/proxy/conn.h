@@ -62,6 +62,9 @@ struct px_conn {
 	char final[1024];         /* a refusal, or a challenge's 302 (its Location) */
 	size_t final_len, final_off;
 	uint8_t family, addr[16];
+	struct sockaddr_storage orig; /* transparent, no backends: where the client
+				       * was going (tproxy.c) */
+	socklen_t orig_len;
 };
 
 struct px_server {
@@ -110,6 +113,17 @@ int px_backend_connect(struct px_server *s, struct px_conn *c);
  * results (1 moved, 0 blocked, -1 failed).
  */
 int px_tls_head(struct px_server *s, struct px_conn *c);
+
+/*
+ * tproxy.c: transparent mode. px_tproxy_listen() makes a listening socket
+ * take connections TPROXY sends it (IP_TRANSPARENT); px_tproxy_accepted()
+ * notes a connection's original destination (its local address), -1 when
+ * that is the proxy's own listener (a direct connection: nowhere to go);
+ * px_tproxy_connect() starts the connect to it (the one try: 0, or -errno).
+ */
+int px_tproxy_listen(int fd, int family);
+int px_tproxy_accepted(const struct px_server *s, struct px_conn *c);
+int px_tproxy_connect(struct px_server *s, struct px_conn *c);
 int px_tunnel_step(struct px_server *s, struct px_conn *c);
 
 #endif

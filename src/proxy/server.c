@@ -134,6 +134,14 @@ static void accept_all(struct px_server *s)
 		c->cp[0] = c->cp[1] = c->bp[0] = c->bp[1] = -1;
 		c->st = PX_HEAD;
 		c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
+		if (s->cfg->transparent && !s->cfg->n_backends && px_tproxy_accepted(s, c)) {
+			free(c->in);
+			free(c);
+			s->refused[px_refused_slot(502)]++;
+			send_now_and_close(fd, 502, "502 a transparent proxy's own address: "
+					   "no original destination");
+			continue;
+		}
 		if (ss.ss_family == AF_INET6) {
 			const struct sockaddr_in6 *a = (const void *)&ss;
 
@@ -236,12 +244,15 @@ static json_t *stats_json(const struct px_server *s)
 		json_array_append_new(rules, r);
 	}
 	json_object_set_new(o, "rules", rules);
-	for (unsigned b = 0; b < s->cfg->n_backends; b++) {
+	/* transparent without backends: one, each connection's original destination */
+	for (unsigned b = 0; b < (s->cfg->n_backends ? s->cfg->n_backends : 1); b++) {
 		const struct fp_px_backend_stats *bs = &s->backends[b];
 		const struct sockaddr_storage *ss = &s->cfg->backends[b];
 		json_t *r = json_object();
 
-		if (ss->ss_family == AF_INET6) {
+		if (!s->cfg->n_backends) {
+			snprintf(a, sizeof(a), "original-destination");
+		} else if (ss->ss_family == AF_INET6) {
 			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, ip, sizeof(ip));
 			snprintf(a, sizeof(a), "[%s]:%u", ip,
 				 ntohs(((const struct sockaddr_in6 *)ss)->sin6_port));
@@ -397,14 +408,15 @@ static void control(struct px_server *s)
 
 /* ---- setup ---------------------------------------------------------------- */
 
-static int listen_on(const struct sockaddr_storage *ss, socklen_t len)
+static int listen_on(const struct sockaddr_storage *ss, socklen_t len, bool transparent)
 {
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
 
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (const struct sockaddr *)ss, len) || listen(fd, 4096)) {
+	if ((transparent && px_tproxy_listen(fd, ss->ss_family)) ||
+	    bind(fd, (const struct sockaddr *)ss, len) || listen(fd, 4096)) {
 		int e = -errno;
 
 		close(fd);
@@ -464,10 +476,12 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	s->lfd = listen_on(&cfg->listen, cfg->listen_len);
+	s->lfd = listen_on(&cfg->listen, cfg->listen_len, cfg->transparent);
 	if (s->lfd < 0) {
 		ret = s->lfd;
-		snprintf(err, errlen, "cannot listen: %s", strerror(-ret));
+		snprintf(err, errlen, "cannot listen: %s%s", strerror(-ret),
+			 cfg->transparent && ret == -EPERM ?
+			 " (--transparent needs CAP_NET_ADMIN for IP_TRANSPARENT)" : "");
 		goto out;
 	}
 	s->ctl = control_listen(cfg->control_path);

@@ -34,6 +34,8 @@ struct fp_px_config {
 	int ready_fd;              /* >= 0: "ready\n" written there once listening */
 	const struct fp_px_cookie_key *cookie_key; /* NULL: none (a policy with a challenge is refused) */
 	const char *access_log;    /* NULL: none (the default); "-": stdout; else a file appended to */
+	bool transparent;          /* IP_TRANSPARENT listener (TPROXY); with no backends,
+				    * each connection goes to its original destination */
 };
 
 /* Counters of one rule (or the default: index n_rules). */

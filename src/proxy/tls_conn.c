@@ -75,16 +75,16 @@ int px_tls_head(struct px_server *s, struct px_conn *c)
 	if (vd.action != FP_PX_ALLOW) {
 		/* the log says the rule's status; the client only sees the close */
 		st->closed++;
-		px_log(s, c, "TLS", 3, h.sni, h.sni_len, vd.status ? vd.status : 403, line);
+		px_log(s, c, "TLS", 3, h.has_sni ? h.sni : NULL, h.sni_len, vd.status ? vd.status : 403, line);
 		return tls_close(c);
 	}
 	st->allowed++;
 	if (px_backend_connect(s, c)) {
 		s->refused[px_refused_slot(502)]++;
-		px_log(s, c, "TLS", 3, h.sni, h.sni_len, 502, line);
+		px_log(s, c, "TLS", 3, h.has_sni ? h.sni : NULL, h.sni_len, 502, line);
 		return tls_close(c);
 	}
-	px_log(s, c, "TLS", 3, h.sni, h.sni_len, 0, line);
+	px_log(s, c, "TLS", 3, h.has_sni ? h.sni : NULL, h.sni_len, 0, line);
 	s->backends[c->backend].requests++;
 	c->st = PX_TUNNEL;
 	return MOVED;
