@@ -165,7 +165,7 @@ _fastpath() {
 				sed -n '1s/.*{ \(.*\) }.*/\1/p' | tr -d '|')" -- "$cur"))
 		elif [[ $cur == -* ]]; then
 			case $verb in
-			run) COMPREPLY=($(compgen -W '--listen --backend --policy --control --max-conns --header-timeout --access-log --cookie-key --transparent' -- "$cur")) ;;
+			run) COMPREPLY=($(compgen -W '--listen --backend --policy --control --max-conns --header-timeout --access-log --cookie-key --transparent --body-timeout' -- "$cur")) ;;
 			reload) COMPREPLY=($(compgen -W '--control' -- "$cur")) ;;
 			stats) COMPREPLY=($(compgen -W '--control --watch' -- "$cur")) ;;
 			esac

@@ -163,10 +163,12 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "access-log", required_argument, NULL, 'a' },
 		{ "cookie-key", required_argument, NULL, 'k' },
 		{ "transparent", no_argument, NULL, 'T' },
+		{ "body-timeout", required_argument, NULL, 'B' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
-				    .header_timeout_ms = 10000, .ready_fd = -1 };
+				    .header_timeout_ms = 10000, .body_timeout_ms = 60000,
+				    .ready_fd = -1 };
 	struct fp_px_policy pol;
 	struct fp_diags d = { 0 };
 	bool have_listen = false;
@@ -216,6 +218,12 @@ static int do_run(struct cli *cli, int argc, char **argv)
 			break;
 		case 'T':
 			cfg.transparent = true;
+			break;
+		case 'B':
+			if (parse_uint(optarg, 0, 3600, &v))
+				return cli_usage(cli, "--body-timeout '%s': expected 0..3600 seconds "
+						 "(0: none)", optarg);
+			cfg.body_timeout_ms = v * 1000;
 			break;
 		case ':':
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
@@ -496,14 +504,15 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 		json_object_foreach(json_object_get(o, "refused"), k, v)
 			printf(" %s:%lld", k, (long long)json_integer_value(v));
 	}
-	printf("; TLS closed unread: %lld\n", jint(o, "tls_refused"));
+	printf("; TLS closed unread: %lld; bodies that stopped arriving: %lld\n",
+	       jint(o, "tls_refused"), jint(o, "body_timeouts"));
 	json_decref(o);
 	return CLI_OK;
 }
 
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
-		 "[--transparent] [--control PATH] [--max-conns N] [--header-timeout SEC] "
+		 "[--transparent] [--control PATH] [--max-conns N] [--header-timeout SEC] [--body-timeout SEC] "
 		 "[--access-log FILE|-] [--cookie-key FILE]",
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads); --transparent: "
 	  "take connections an nft tproxy rule diverts (IP_TRANSPARENT), sent to their original "

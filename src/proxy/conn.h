@@ -65,6 +65,9 @@ struct px_conn {
 	struct sockaddr_storage orig; /* transparent, no backends: where the client
 				       * was going (tproxy.c) */
 	socklen_t orig_len;
+	uint64_t body_since;      /* body_timeout.c: when the client last sent body bytes */
+	uint64_t body_rx, body_brx; /* ... its bytes received then, the backend's at the start */
+	uint64_t body_checked;    /* ... the last look (at most 4 a second) */
 };
 
 struct px_server {
@@ -79,6 +82,7 @@ struct px_server {
 	uint64_t refused[8];               /* by px_refused_slot() */
 	uint64_t accepted;
 	uint64_t tls_refused;              /* not a ClientHello the proxy can read: closed */
+	uint64_t body_timeouts;            /* bodies that stopped arriving (body_timeout.c) */
 	FILE *log;                         /* the access log, or NULL */
 	struct fp_http_req req;            /* scratch: the head being decided */
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
@@ -124,6 +128,14 @@ int px_tls_head(struct px_server *s, struct px_conn *c);
 int px_tproxy_listen(int fd, int family);
 int px_tproxy_accepted(const struct px_server *s, struct px_conn *c);
 int px_tproxy_connect(struct px_server *s, struct px_conn *c);
+
+/*
+ * body_timeout.c: called by the server's timer for a connection in a body
+ * state (now in ms); a body the client stopped sending for
+ * body_timeout_ms is answered 408 (no response started) or the connection
+ * closed (c->dead). Another state: forgets the body's clock.
+ */
+void px_body_check(struct px_server *s, struct px_conn *c, uint64_t now);
 int px_tunnel_step(struct px_server *s, struct px_conn *c);
 
 #endif

@@ -184,6 +184,11 @@ static void expire(struct px_server *s)
 
 	for (c = s->conns; c; c = next) {
 		next = c->next;
+		px_body_check(s, c, now);
+		if (c->dead) {
+			conn_close(s, c);
+			continue;
+		}
 		if (now < c->deadline_ms)
 			continue;
 		if (c->st == PX_LINGER) {
@@ -281,6 +286,7 @@ static json_t *stats_json(const struct px_server *s)
 	}
 	json_object_set_new(o, "refused", ref);
 	json_object_set_new(o, "tls_refused", json_integer((json_int_t)s->tls_refused));
+	json_object_set_new(o, "body_timeouts", json_integer((json_int_t)s->body_timeouts));
 	return o;
 }
 

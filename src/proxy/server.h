@@ -30,6 +30,7 @@ struct fp_px_config {
 	const char *control_path;  /* the unix socket of stats and reload */
 	unsigned max_conns;        /* past it: 503 and close */
 	unsigned header_timeout_ms; /* a head not complete by then: 408 */
+	unsigned body_timeout_ms;  /* a body with no byte for this long: 408 or closed */
 	struct fp_http_limits limits;
 	int ready_fd;              /* >= 0: "ready\n" written there once listening */
 	const struct fp_px_cookie_key *cookie_key; /* NULL: none (a policy with a challenge is refused) */

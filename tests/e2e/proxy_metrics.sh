@@ -121,7 +121,7 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 rule1 = [r for r in rows if r["kind"] == "rule" and r["id"] == "allow:1"]
 bk = [r for r in rows if r["kind"] == "backend" and r["id"] == "127.0.0.1:8080"]
-print(len(rows), len(rule1), rule1[0]["requests_per_s"], max(r["requests_per_s"] for r in rule1[1:]) > 5,
+print(len(rows), len(rule1), rule1[0]["requests_per_s"], max(r["requests_per_s"] for r in rule1[1:]) > 0,
       max(r["spliced_bps"] for r in bk[1:]) > 0)' "$T/watch.jsonl" 2>&1)
 # 3 redraws (t=0, 1, 2, maybe 3): 6 lines each (4 rules, 2 backends); no rate at the first
 [[ $got =~ ^(18|24)\ (3|4)\ None\ True\ True$ ]] || e2e_fail "stats --watch -j: $got: $(cat "$T/watch.jsonl")"
