@@ -165,6 +165,8 @@ void fp_metrics__render_proxies(FILE *f, const char *const *paths, json_t *const
 	}
 	per_proxy(f, paths, stats, n, "fastpath_proxy_tls_refused_total", "counter", "tls_refused",
 		  "Connections that began as TLS but whose ClientHello could not be read (closed).");
+	per_proxy(f, paths, stats, n, "fastpath_proxy_body_timeouts_total", "counter", "body_timeouts",
+		  "Request bodies cut because no byte arrived for --body-timeout.");
 }
 
 void fp_metrics__proxies(FILE *f, const char *const *paths, size_t n)

@@ -19,6 +19,7 @@
  *   fastpath_proxy_backend_bytes_copied_total{proxy,backend}      counter (through user space)
  *   fastpath_proxy_refused_total{proxy,status}             counter (before a decision)
  *   fastpath_proxy_tls_refused_total{proxy}                counter (not a readable ClientHello)
+ *   fastpath_proxy_body_timeouts_total{proxy}              counter (bodies that stopped arriving)
  *
  * rule is "line:N", or "default"; a rule's counters start again at a reload.
  */

@@ -86,6 +86,9 @@ want('fastpath_proxy_up', 1, proxy=ctl)
 want('fastpath_proxy_up', 0, proxy=gone)
 want('fastpath_proxy_accepted_total', stats['accepted'], proxy=ctl)
 want('fastpath_proxy_accepted_total', 7, proxy=ctl)
+for k in ('tls_refused', 'body_timeouts'):
+    want('fastpath_proxy_%s_total' % k, stats[k], proxy=ctl)
+want('fastpath_proxy_rule_refused_total', 0, proxy=ctl, rule='line:1', action='allow', status='closed')
 for r in stats['rules']:
     rule = 'default' if r['action'].startswith('default') else 'line:%d' % r['line']
     action = r['action'].replace('default ', '')
