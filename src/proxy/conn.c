@@ -171,20 +171,21 @@ static int make_pipe(int p[2])
 static int backend_connect(struct px_server *s, struct px_conn *c)
 {
 	const struct fp_px_config *cfg = s->cfg;
+	/* transparent without backends: one, the client's original destination */
+	unsigned n = cfg->n_backends ? cfg->n_backends : 1;
 
-	if (!cfg->n_backends) /* transparent: the client's original destination */
-		return px_tproxy_connect(s, c);
-	while (c->tries < cfg->n_backends) {
-		unsigned b = s->rr++ % cfg->n_backends;
+	while (c->tries < n) {
+		unsigned b = s->rr++ % n;
+		const struct sockaddr_storage *to = cfg->n_backends ? &cfg->backends[b] : &c->orig;
+		socklen_t tl = cfg->n_backends ? cfg->backend_len[b] : c->orig_len;
 		int fd;
 
 		c->tries++;
 		s->backends[b].connects++;
-		fd = socket(cfg->backends[b].ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = socket(to->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -errno;
-		if (connect(fd, (const struct sockaddr *)&cfg->backends[b], cfg->backend_len[b]) &&
-		    errno != EINPROGRESS) {
+		if (connect(fd, (const struct sockaddr *)to, tl) && errno != EINPROGRESS) {
 			s->backends[b].connect_failures++;
 			close(fd);
 			continue;

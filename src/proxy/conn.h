@@ -122,12 +122,11 @@ int px_tls_head(struct px_server *s, struct px_conn *c);
  * tproxy.c: transparent mode. px_tproxy_listen() makes a listening socket
  * take connections TPROXY sends it (IP_TRANSPARENT); px_tproxy_accepted()
  * notes a connection's original destination (its local address), -1 when
- * that is the proxy's own listener (a direct connection: nowhere to go);
- * px_tproxy_connect() starts the connect to it (the one try: 0, or -errno).
+ * that is the proxy's own listener (a direct connection: nowhere to go).
+ * Without backends, conn.c's connect takes c->orig as the one backend.
  */
 int px_tproxy_listen(int fd, int family);
 int px_tproxy_accepted(const struct px_server *s, struct px_conn *c);
-int px_tproxy_connect(struct px_server *s, struct px_conn *c);
 
 /*
  * body_timeout.c: called by the server's timer for a connection in a body

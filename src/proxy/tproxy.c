@@ -3,8 +3,9 @@
  * Transparent mode (conn.h): the listener takes connections that an nft
  * `tproxy` rule diverts to it without rewriting them, so an accepted
  * socket's local address is where the client was going. With no
- * --backend, that address is the backend of the connection (one try; the
- * counters are those of one backend, "original destination"). The
+ * --backend, that address is the backend of the connection (conn.c's
+ * connect takes it as the one backend: one try, the counters of
+ * "original-destination"). The
  * proxy connects from its own address: the destination sees the proxy,
  * not the client (see fastpath-proxy(8), TRANSPARENT MODE).
  */
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 
 int px_tproxy_listen(int fd, int family)
@@ -79,32 +79,5 @@ int px_tproxy_accepted(const struct px_server *s, struct px_conn *c)
 	if (port_of(&c->orig) == port_of(l) &&
 	    (same_addr(&c->orig, l) || (any_addr(l) && local_addr(&c->orig, c->orig_len))))
 		return -1;
-	return 0;
-}
-
-int px_tproxy_connect(struct px_server *s, struct px_conn *c)
-{
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-				  .data.ptr = c };
-	int fd;
-
-	if (c->tries++)
-		return -ECONNREFUSED; /* one destination: no other to try */
-	s->backends[0].connects++;
-	fd = socket(c->orig.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (const struct sockaddr *)&c->orig, c->orig_len) && errno != EINPROGRESS) {
-		s->backends[0].connect_failures++;
-		close(fd);
-		return -ECONNREFUSED;
-	}
-	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev)) {
-		close(fd);
-		return -errno;
-	}
-	c->bfd = fd;
-	c->backend = 0;
-	c->connecting = true;
 	return 0;
 }
