@@ -69,10 +69,23 @@ static unsigned get16(struct reader *r)
 	return hi << 8 | get8(r);
 }
 
+/* n bytes on: a record's bytes in one step, a record header by get8 */
 static void skip(struct reader *r, size_t n)
 {
-	while (n-- && !r->err)
-		get8(r);
+	while (n && !r->err) {
+		size_t k = n < r->rec_left ? n : r->rec_left;
+
+		if (k > r->len - r->pos)
+			k = r->len - r->pos;
+		if (!k) {
+			get8(r); /* the next record's header, or the end of the bytes */
+			n--;
+			continue;
+		}
+		r->pos += k;
+		r->rec_left -= k;
+		n -= k;
+	}
 }
 
 /* A DNS name as RFC 6066 wants it: letters, digits, '-', '_' and dots,
