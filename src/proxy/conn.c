@@ -209,6 +209,7 @@ static bool backend_settle(struct px_server *s, struct px_conn *c)
 	if (!e && !getpeername(c->bfd, (struct sockaddr *)&peer, &pl)) {
 		c->connecting = false;
 		c->tries = 0;
+		px_sockmap_attach(s, c); /* before any request goes (sockmap only) */
 		return true;
 	}
 	if (!e)

@@ -60,6 +60,14 @@ struct px_conn {
 	char final[1024];         /* a refusal, or a challenge's 302 (its Location) */
 	size_t final_len, final_off;
 	uint8_t family, addr[16];
+	/* the data paths (pump.c): copy's buffer of bp_bytes from bb_off ... */
+	char *bbuf;
+	size_t bb_off;
+	/* ... sockmap's: in the maps under kcookie; kseen bytes redirected so
+	 * far, kwritten reached the client socket (less kbase) at kprogress_ms;
+	 * kwait: bytes still on their way, the server polls */
+	bool in_map, kwait;
+	uint64_t kcookie, kseen, kbase, kwritten, kprogress_ms;
 };
 
 struct px_server {
@@ -76,6 +84,7 @@ struct px_server {
 	FILE *log;                         /* the access log, or NULL */
 	struct fp_http_req req;            /* scratch: the head being decided */
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
+	struct proxy_sockmap_bpf *skel;    /* --data-path sockmap: the verdict and maps */
 };
 
 /* 400 414 431 505 408 503 502 other */

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The byte pumps of a proxied connection (pump.h): copied bytes (heads,
- * chunk lines) out of c->out, body bytes client->backend through a pipe,
- * and the backend's bytes back to the client through the other pipe.
- * conn.c decides what moves and how much; these only move it.
+ * chunk lines) out of c->out, body bytes client->backend, and the
+ * backend's bytes back to the client. conn.c decides what moves and how
+ * much; these only move it, by the server's data path:
+ *   splice   both ways socket -> pipe -> socket, never in user space;
+ *   copy     read into and written from the proxy's memory (a baseline);
+ *   sockmap  responses redirected in the kernel by a BPF verdict program
+ *            (pump_sockmap.c), bodies spliced as above.
  */
 #include "proxy/pump.h"
 
@@ -15,6 +19,7 @@
 #include <sys/socket.h>
 
 #define SPLICE_CHUNK (1u << 16)
+#define COPY_CHUNK (1u << 16)
 
 static int make_pipe(int p[2])
 {
@@ -23,7 +28,7 @@ static int make_pipe(int p[2])
 	return pipe2(p, O_NONBLOCK | O_CLOEXEC) ? -errno : 0;
 }
 
-int px_out_append(struct px_conn *c, const char *p, size_t n)
+int px_out_reserve(struct px_conn *c, size_t n)
 {
 	if (c->out_off == c->out_len)
 		c->out_off = c->out_len = 0;
@@ -39,6 +44,13 @@ int px_out_append(struct px_conn *c, const char *p, size_t n)
 		c->out = o;
 		c->out_cap = cap;
 	}
+	return 0;
+}
+
+int px_out_append(struct px_conn *c, const char *p, size_t n)
+{
+	if (px_out_reserve(c, n))
+		return -ENOMEM;
 	memcpy(c->out + c->out_len, p, n);
 	c->out_len += n;
 	return 0;
@@ -91,6 +103,23 @@ int px_body_bytes(struct px_server *s, struct px_conn *c, uint64_t want, uint64_
 		*got = take;
 		return MOVED;
 	}
+	if (s->cfg->data_path == FP_PX_DATA_COPY) {
+		size_t take = want < COPY_CHUNK ? (size_t)want : COPY_CHUNK;
+
+		if (px_out_reserve(c, take))
+			return FAILED;
+		n = recv(c->cfd, c->out + c->out_len, take, MSG_DONTWAIT);
+		if (n == 0) {
+			c->client_eof = true;
+			return FAILED;
+		}
+		if (n < 0)
+			return errno == EAGAIN ? BLOCKED : FAILED;
+		c->out_len += (size_t)n;
+		bs->bytes_copied += (uint64_t)n;
+		*got = (uint64_t)n;
+		return MOVED;
+	}
 	if (make_pipe(c->cp))
 		return FAILED;
 	n = splice(c->cfd, NULL, c->cp[1], NULL, want < SPLICE_CHUNK ? want : SPLICE_CHUNK,
@@ -125,12 +154,10 @@ int px_drain_cp(struct px_server *s, struct px_conn *c)
 }
 
 /* backend -> pipe -> client, never through user space */
-int px_b2c(struct px_server *s, struct px_conn *c)
+int px_b2c_splice(struct px_server *s, struct px_conn *c)
 {
 	bool moved = false;
 
-	if (c->bfd < 0 || c->connecting)
-		return BLOCKED;
 	for (;;) {
 		ssize_t n;
 
@@ -162,4 +189,87 @@ int px_b2c(struct px_server *s, struct px_conn *c)
 		c->backend_eof = true; /* EOF or reset */
 		return MOVED;
 	}
+}
+
+/* backend -> the proxy's buffer -> client: what a plain user-space proxy
+ * does (bp_bytes: bytes in bbuf not yet sent) */
+static int b2c_copy(struct px_server *s, struct px_conn *c)
+{
+	struct fp_px_backend_stats *bs = &s->backends[c->backend];
+	bool moved = false;
+
+	for (;;) {
+		ssize_t n;
+
+		if (c->bp_bytes) {
+			n = send(c->cfd, c->bbuf + c->bb_off, c->bp_bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n < 0)
+				return errno == EAGAIN ? moved : FAILED;
+			c->bb_off += (size_t)n;
+			c->bp_bytes -= (size_t)n;
+			moved = true;
+			if (c->st == PX_HEAD && !c->in_len)
+				c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
+			continue;
+		}
+		if (c->backend_eof)
+			return moved;
+		if (!c->bbuf && !(c->bbuf = malloc(COPY_CHUNK)))
+			return FAILED;
+		n = recv(c->bfd, c->bbuf, COPY_CHUNK, MSG_DONTWAIT);
+		if (n > 0) {
+			c->bp_bytes = (size_t)n;
+			c->bb_off = 0;
+			bs->bytes_copied += (uint64_t)n;
+			moved = true;
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN)
+			return moved;
+		c->backend_eof = true; /* EOF or reset */
+		return MOVED;
+	}
+}
+
+int px_b2c(struct px_server *s, struct px_conn *c)
+{
+	if (c->bfd < 0 || c->connecting)
+		return BLOCKED;
+	if (c->in_map)
+		return px_b2c_sockmap(s, c);
+	if (s->cfg->data_path == FP_PX_DATA_COPY)
+		return b2c_copy(s, c);
+	return px_b2c_splice(s, c);
+}
+
+void px_pump_close(struct px_server *s, struct px_conn *c)
+{
+	if (c->in_map)
+		px_sockmap_detach(s, c);
+	for (int i = 0; i < 2; i++) {
+		if (c->cp[i] >= 0)
+			close(c->cp[i]);
+		if (c->bp[i] >= 0)
+			close(c->bp[i]);
+	}
+	free(c->bbuf);
+	free(c->out);
+}
+
+static const char *const data_path_names[] = { "splice", "copy", "sockmap" };
+
+const char *fp_px_data_path__name(enum fp_px_data_path p)
+{
+	return (unsigned)p < 3 ? data_path_names[p] : "?";
+}
+
+int fp_px_data_path__parse(const char *name, enum fp_px_data_path *p)
+{
+	for (unsigned i = 0; i < 3; i++) {
+		if (!strcmp(name, data_path_names[i])) {
+			*p = (enum fp_px_data_path)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
