@@ -181,7 +181,7 @@ static int backend_connect(struct px_server *s, struct px_conn *c)
 			continue;
 		}
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-					  .data.ptr = c };
+					  .data.ptr = px_backend_tag(c) };
 
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -209,6 +209,7 @@ static bool backend_settle(struct px_server *s, struct px_conn *c)
 	if (!e && !getpeername(c->bfd, (struct sockaddr *)&peer, &pl)) {
 		c->connecting = false;
 		c->tries = 0;
+		c->b_readable = true;
 		px_sockmap_attach(s, c); /* before any request goes (sockmap only) */
 		return true;
 	}

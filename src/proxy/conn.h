@@ -47,6 +47,7 @@ struct px_conn {
 	int backend;              /* index, -1 before the first allowed request */
 	unsigned tries;           /* backends tried for this connect */
 	bool connecting, client_eof, backend_eof, last, dead;
+	bool b_readable;          /* the backend may have bytes: an event since its last EAGAIN */
 	int cp[2], bp[2];         /* pipes client->backend, backend->client */
 	size_t cp_bytes, bp_bytes;
 	char *in;                 /* client bytes read but not used (limits.max_head) */
@@ -86,6 +87,19 @@ struct px_server {
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
 	struct proxy_sockmap_bpf *skel;    /* --data-path sockmap: the verdict and maps */
 };
+
+/* The backend socket's epoll tag: c's address + 1, so that the event loop
+ * tells its events from the client socket's (c). */
+static inline void *px_backend_tag(struct px_conn *c)
+{
+	return (char *)c + 1;
+}
+
+static inline struct px_conn *px_conn_of(void *tag, bool *backend)
+{
+	*backend = (uintptr_t)tag & 1;
+	return (struct px_conn *)((uintptr_t)tag & ~(uintptr_t)1);
+}
 
 /* 400 414 431 505 408 503 502 other */
 int px_refused_slot(int status);

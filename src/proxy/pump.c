@@ -173,8 +173,8 @@ int px_b2c_splice(struct px_server *s, struct px_conn *c)
 				c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 			continue;
 		}
-		if (c->backend_eof)
-			return moved;
+		if (c->backend_eof || !c->b_readable)
+			return moved; /* nothing new since the last EAGAIN: no syscall */
 		if (make_pipe(c->bp))
 			return FAILED;
 		n = splice(c->bfd, NULL, c->bp[1], NULL, SPLICE_CHUNK,
@@ -184,8 +184,10 @@ int px_b2c_splice(struct px_server *s, struct px_conn *c)
 			moved = true;
 			continue;
 		}
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			c->b_readable = false;
 			return moved;
+		}
 		c->backend_eof = true; /* EOF or reset */
 		return MOVED;
 	}
@@ -212,7 +214,7 @@ static int b2c_copy(struct px_server *s, struct px_conn *c)
 				c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 			continue;
 		}
-		if (c->backend_eof)
+		if (c->backend_eof || !c->b_readable)
 			return moved;
 		if (!c->bbuf && !(c->bbuf = malloc(COPY_CHUNK)))
 			return FAILED;
@@ -224,8 +226,10 @@ static int b2c_copy(struct px_server *s, struct px_conn *c)
 			moved = true;
 			continue;
 		}
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			c->b_readable = false;
 			return moved;
+		}
 		c->backend_eof = true; /* EOF or reset */
 		return MOVED;
 	}

@@ -523,8 +523,11 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 					}
 				}
 			} else {
-				struct px_conn *c = p;
+				bool backend;
+				struct px_conn *c = px_conn_of(p, &backend);
 
+				if (backend && (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+					c->b_readable = true;
 				if (c->dead)
 					continue;
 				px_conn_pump(s, c);
