@@ -393,6 +393,8 @@ static int chunked_step(struct px_server *s, struct px_conn *c)
 		px_consume_in(c, (size_t)n);
 		return MOVED;
 	}
+	if (!c->c_readable)
+		return BLOCKED;
 	ssize_t p = recv(c->cfd, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
 
 	if (p == 0) {
@@ -400,7 +402,7 @@ static int chunked_step(struct px_server *s, struct px_conn *c)
 		return FAILED;
 	}
 	if (p < 0)
-		return errno == EAGAIN ? BLOCKED : FAILED;
+		return errno == EAGAIN ? px_client_drained(c) : FAILED;
 	n = fp_http_chunked__feed(&c->ch, peek, (size_t)p);
 	if (n < 0 || recv(c->cfd, peek, (size_t)n, MSG_DONTWAIT) != n)
 		return FAILED;
@@ -433,16 +435,20 @@ static int head_step(struct px_server *s, struct px_conn *c)
 		px_conn_refuse(s, c, -r, s->req.why);
 		return MOVED;
 	}
-	if (c->client_eof)
+	if (c->client_eof || !c->c_readable)
 		return BLOCKED;
 	ssize_t n = recv(c->cfd, c->in + c->in_len, cap - c->in_len, MSG_DONTWAIT);
 
 	if (n > 0) {
+		/* a short read emptied the socket: the next bytes bring an event
+		 * (not so an EOF whose event came with these bytes: hup) */
+		if ((size_t)n < cap - c->in_len && !c->c_hup)
+			c->c_readable = false;
 		c->in_len += (size_t)n;
 		return MOVED;
 	}
 	if (n < 0 && errno == EAGAIN)
-		return BLOCKED;
+		return px_client_drained(c);
 	/* EOF (or an error) between requests: the backend finishes, then we close */
 	c->client_eof = true;
 	if (c->in_len || c->bfd < 0) {

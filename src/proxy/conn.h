@@ -48,6 +48,8 @@ struct px_conn {
 	unsigned tries;           /* backends tried for this connect */
 	bool connecting, client_eof, backend_eof, last, dead;
 	bool b_readable;          /* the backend may have bytes: an event since its last EAGAIN */
+	bool c_readable;          /* the same of the client */
+	bool b_hup, c_hup;        /* an event said the peer shut down: read until EOF */
 	int cp[2], bp[2];         /* pipes client->backend, backend->client */
 	size_t cp_bytes, bp_bytes;
 	char *in;                 /* client bytes read but not used (limits.max_head) */
@@ -99,6 +101,13 @@ static inline struct px_conn *px_conn_of(void *tag, bool *backend)
 {
 	*backend = (uintptr_t)tag & 1;
 	return (struct px_conn *)((uintptr_t)tag & ~(uintptr_t)1);
+}
+
+/* A read of the client said EAGAIN: none until its next event. BLOCKED (0). */
+static inline int px_client_drained(struct px_conn *c)
+{
+	c->c_readable = false;
+	return 0;
 }
 
 /* 400 414 431 505 408 503 502 other */

@@ -106,6 +106,8 @@ int px_body_bytes(struct px_server *s, struct px_conn *c, uint64_t want, uint64_
 	if (s->cfg->data_path == FP_PX_DATA_COPY) {
 		size_t take = want < COPY_CHUNK ? (size_t)want : COPY_CHUNK;
 
+		if (!c->c_readable)
+			return BLOCKED;
 		if (px_out_reserve(c, take))
 			return FAILED;
 		n = recv(c->cfd, c->out + c->out_len, take, MSG_DONTWAIT);
@@ -114,12 +116,14 @@ int px_body_bytes(struct px_server *s, struct px_conn *c, uint64_t want, uint64_
 			return FAILED;
 		}
 		if (n < 0)
-			return errno == EAGAIN ? BLOCKED : FAILED;
+			return errno == EAGAIN ? px_client_drained(c) : FAILED;
 		c->out_len += (size_t)n;
 		bs->bytes_copied += (uint64_t)n;
 		*got = (uint64_t)n;
 		return MOVED;
 	}
+	if (!c->c_readable)
+		return BLOCKED;
 	if (make_pipe(c->cp))
 		return FAILED;
 	n = splice(c->cfd, NULL, c->cp[1], NULL, want < SPLICE_CHUNK ? want : SPLICE_CHUNK,
@@ -129,7 +133,7 @@ int px_body_bytes(struct px_server *s, struct px_conn *c, uint64_t want, uint64_
 		return FAILED; /* the client left in the middle of a body */
 	}
 	if (n < 0)
-		return errno == EAGAIN ? BLOCKED : FAILED;
+		return errno == EAGAIN ? px_client_drained(c) : FAILED;
 	c->cp_bytes += (size_t)n;
 	*got = (uint64_t)n;
 	return MOVED;
@@ -219,6 +223,8 @@ static int b2c_copy(struct px_server *s, struct px_conn *c)
 		if (!c->bbuf && !(c->bbuf = malloc(COPY_CHUNK)))
 			return FAILED;
 		n = recv(c->bfd, c->bbuf, COPY_CHUNK, MSG_DONTWAIT);
+		if (n > 0 && n < (ssize_t)COPY_CHUNK && !c->b_hup)
+			c->b_readable = false; /* emptied: the next bytes bring an event */
 		if (n > 0) {
 			c->bp_bytes = (size_t)n;
 			c->bb_off = 0;

@@ -127,6 +127,7 @@ static void accept_all(struct px_server *s)
 		c->backend = -1;
 		c->cp[0] = c->cp[1] = c->bp[0] = c->bp[1] = -1;
 		c->st = PX_HEAD;
+		c->c_readable = true;
 		c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 		if (ss.ss_family == AF_INET6) {
 			const struct sockaddr_in6 *a = (const void *)&ss;
@@ -526,8 +527,18 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 				bool backend;
 				struct px_conn *c = px_conn_of(p, &backend);
 
-				if (backend && (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
-					c->b_readable = true;
+				if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+					if (backend)
+						c->b_readable = true;
+					else
+						c->c_readable = true;
+				}
+				if (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+					if (backend)
+						c->b_hup = true;
+					else
+						c->c_hup = true;
+				}
 				if (c->dead)
 					continue;
 				px_conn_pump(s, c);
