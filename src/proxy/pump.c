@@ -18,14 +18,19 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#define SPLICE_CHUNK (1u << 16)
+#define SPLICE_CHUNK (1u << 18)
 #define COPY_CHUNK (1u << 16)
 
+/* A pipe of SPLICE_CHUNK: 1 MiB moves in 4 splices each way, not 16
+ * (past the user's pipe page budget it stays at the 64 KiB default). */
 static int make_pipe(int p[2])
 {
 	if (p[0] >= 0)
 		return 0;
-	return pipe2(p, O_NONBLOCK | O_CLOEXEC) ? -errno : 0;
+	if (pipe2(p, O_NONBLOCK | O_CLOEXEC))
+		return -errno;
+	(void)fcntl(p[1], F_SETPIPE_SZ, SPLICE_CHUNK);
+	return 0;
 }
 
 int px_out_reserve(struct px_conn *c, size_t n)
