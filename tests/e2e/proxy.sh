@@ -83,6 +83,10 @@ PY
 }
 dp_stats() { ip netns exec "$ns" "$FASTPATH" -j proxy stats --control "$T/ctl-dp.sock"; }
 dp_jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+"$FASTPATH" proxy run --listen 127.0.0.1:8003 --backend 127.0.0.1:8080 --policy "$T/policy" \
+	--data-path pipe 2>"$T/dp-err" && e2e_fail "--data-path pipe accepted"
+grep -q "data-path 'pipe': expected splice, copy or sockmap" "$T/dp-err" ||
+	e2e_fail "--data-path pipe: $(cat "$T/dp-err")"
 for dp in splice copy sockmap; do
 	e2e_bg ip netns exec "$ns" "$FASTPATH" proxy run --listen 127.0.0.1:8003 --backend 127.0.0.1:8080 \
 		--policy "$T/policy" --control "$T/ctl-dp.sock" --data-path "$dp"
