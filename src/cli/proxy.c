@@ -160,6 +160,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "header-timeout", required_argument, NULL, 't' },
 		{ "access-log", required_argument, NULL, 'a' },
 		{ "cookie-key", required_argument, NULL, 'k' },
+		{ "data-path", required_argument, NULL, 'd' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
@@ -211,6 +212,11 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		case 'k':
 			key_path = optarg;
 			break;
+		case 'd':
+			if (fp_px_data_path__parse(optarg, &cfg.data_path))
+				return cli_usage(cli, "--data-path '%s': expected splice, copy or sockmap",
+						 optarg);
+			break;
 		case ':':
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
 		default:
@@ -253,8 +259,9 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		cfg.cookie_key = &key;
 	}	if (getenv("FASTPATH_PROXY_READY_FD"))
 		cfg.ready_fd = atoi(getenv("FASTPATH_PROXY_READY_FD"));
-	fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s\n", pol.n,
-		cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path);
+	fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s, data path %s\n", pol.n,
+		cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path,
+		fp_px_data_path__name(cfg.data_path));
 	rc = fp_px_server__run(&cfg, &pol, err, sizeof(err));
 	fp_px_policy__free(&pol);
 	if (rc)
@@ -428,7 +435,8 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
-		 "[--control PATH] [--max-conns N] [--header-timeout SEC] [--access-log FILE|-] [--cookie-key FILE]",
+		 "[--control PATH] [--max-conns N] [--header-timeout SEC] [--access-log FILE|-] [--cookie-key FILE] "
+		 "[--data-path splice|copy|sockmap]",
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads)", do_run },
 	{ "check", "FILE", "check a policy file: every error as FILE:LINE:COL (exit 2)", do_check },
 	{ "reload", "[--control PATH]", "make a running proxy read its policy again", do_reload },
