@@ -129,7 +129,7 @@ splice() {
 
 # want SECTION: whether this run does SECTION (ONLY unset: all of them).
 want() { [[ -z ${ONLY:-} || $ONLY == "$1" ]]; }
-case ${ONLY:-} in ""|filter|pipeline|dump|lb|capture) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump, lb or capture" >&2; exit 2 ;; esac
+case ${ONLY:-} in ""|filter|pipeline|dump|lb|capture|proxy) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump, lb, capture or proxy" >&2; exit 2 ;; esac
 
 if want filter; then
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -470,4 +470,33 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/csection.md"
 splice capture-bench "$TMP/csection.md"
 log "wrote $DOC (capture section)"
+fi
+
+# ---- proxy bench (issue 20): `bench/proxy_rate.sh`, wrk through fastpath
+# proxy (each data path), HAProxy and nginx directly, written between the
+# proxy-bench markers of $DOC. ONLY=proxy runs it alone.
+if want proxy; then
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+PROUNDS=$(( ROUNDS < 3 ? ROUNDS : 3 )) PWINDOW=$(( WINDOW < 4 ? WINDOW : 4 ))
+log "proxy_rate ($PROUNDS rounds of $PWINDOW s)"
+bash bench/proxy_rate.sh -r "$PROUNDS" -w "$PWINDOW" -o "$TMP/prate.md" >/dev/null || exit 1
+cat "$TMP/prate.md"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- proxy-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
+	echo "## Proxy: fastpath proxy's data paths vs HAProxy (issue 20)"
+	echo
+	made_by
+	echo
+	echo "Command: \`bench/proxy_rate.sh -r $PROUNDS -w $PWINDOW\`. wrk (one thread, keep-alive) against one"
+	echo "nginx over a namespace's loopback, directly and through each proxy with the Death Star's ACL"
+	echo "(allow /dock*, /comms; deny /exhaust-port* 403); every proxy on CPU 1 with one thread (HAProxy"
+	echo "\`nbthread 1\`, \`option splice-auto\`), wrk and nginx on CPU 0. Rounds interleaved; medians;"
+	echo "ratios to HAProxy paired round by round. Goals: requests/s >= HAProxy on 100 B, >= 1.5x its"
+	echo "throughput on 1 MiB, p99 no worse."
+	cat "$TMP/prate.md"
+	echo "<!-- proxy-bench:end -->"
+} >"$TMP/psection.md"
+splice proxy-bench "$TMP/psection.md"
+log "wrote $DOC (proxy section)"
 fi

@@ -164,6 +164,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "cookie-key", required_argument, NULL, 'k' },
 		{ "transparent", no_argument, NULL, 'T' },
 		{ "body-timeout", required_argument, NULL, 'B' },
+		{ "data-path", required_argument, NULL, 'd' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
@@ -225,6 +226,11 @@ static int do_run(struct cli *cli, int argc, char **argv)
 						 "(0: none)", optarg);
 			cfg.body_timeout_ms = v * 1000;
 			break;
+		case 'd':
+			if (fp_px_data_path__parse(optarg, &cfg.data_path))
+				return cli_usage(cli, "--data-path '%s': expected splice, copy or sockmap",
+						 optarg);
+			break;
 		case ':':
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
 		default:
@@ -269,11 +275,13 @@ static int do_run(struct cli *cli, int argc, char **argv)
 	}	if (getenv("FASTPATH_PROXY_READY_FD"))
 		cfg.ready_fd = atoi(getenv("FASTPATH_PROXY_READY_FD"));
 	if (cfg.n_backends)
-		fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s\n", pol.n,
-			cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path);
+		fprintf(stderr, "fastpath proxy: %zu rules, %u backend%s, control %s, data path %s\n",
+			pol.n, cfg.n_backends, cfg.n_backends > 1 ? "s" : "", cfg.control_path,
+			fp_px_data_path__name(cfg.data_path));
 	else
 		fprintf(stderr, "fastpath proxy: %zu rules, transparent to each original "
-			"destination, control %s\n", pol.n, cfg.control_path);
+			"destination, control %s, data path %s\n", pol.n, cfg.control_path,
+			fp_px_data_path__name(cfg.data_path));
 	rc = fp_px_server__run(&cfg, &pol, err, sizeof(err));
 	fp_px_policy__free(&pol);
 	if (rc)
@@ -513,7 +521,7 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
 		 "[--transparent] [--control PATH] [--max-conns N] [--header-timeout SEC] [--body-timeout SEC] "
-		 "[--access-log FILE|-] [--cookie-key FILE]",
+		 "[--access-log FILE|-] [--cookie-key FILE] [--data-path splice|copy|sockmap]",
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads); --transparent: "
 	  "take connections an nft tproxy rule diverts (IP_TRANSPARENT), sent to their original "
 	  "destination when no --backend is given", do_run },

@@ -281,18 +281,41 @@ static __always_inline __u32 addr_class(__u32 gen, const struct fp_flt_gencfg *g
 			return e->lcls;
 		}
 	} else if (e->probe) {
-		/* the walk's struct (on the stack: bpf_loop takes its address)
-		 * only for the packets that probe */
-		w.gen = gen;
-		w.g = g;
-		w.addr = addr;
-		w.tbl = tbl & 3;
-		w.cls = e->cls;
-		w.probe = e->probe;
-		FP_LOOP(FP_MAX_PLENS, addr_probe, &w);
-		if (w.cls != e->cls) {
-			*m &= cm_at(gen, tbl & 1 ? FP_CM_DST : FP_CM_SRC, FP_CM_ADDR_N, w.cls);
-			return w.cls;
+		__u64 probe = e->probe;
+
+		if (e->w48) {
+			/* IPv6: the lengths over 32 only in the /32 that has
+			 * them, and there only where the /48's bit is set */
+			__u32 v = (__u32)addr[4] << 8 | addr[5];
+			struct fp_flt_pre_bits *b48;
+
+			idx = base + FP_PRE_B48 + (((e->w48 - 1) & (FP_PRE_B48_BLOCKS - 1)) << 8) +
+			      (v >> 8);
+			if (((__u32)addr[2] << 8 | addr[3]) != e->lo) {
+				probe = e->probe32;
+			} else {
+				b48 = bpf_map_lookup_elem(&fp_flt_pre, &idx);
+				if (!b48)
+					return 0;
+				if (!((b48->w[(v >> 6) & 3] >> (v & 63)) & 1))
+					probe = e->probe32;
+			}
+		}
+		if (probe) {
+			/* the walk's struct (on the stack: bpf_loop takes its
+			 * address) only for the packets that probe */
+			w.gen = gen;
+			w.g = g;
+			w.addr = addr;
+			w.tbl = tbl & 3;
+			w.cls = e->cls;
+			w.probe = probe;
+			FP_LOOP(FP_MAX_PLENS, addr_probe, &w);
+			if (w.cls != e->cls) {
+				*m &= cm_at(gen, tbl & 1 ? FP_CM_DST : FP_CM_SRC, FP_CM_ADDR_N,
+					    w.cls);
+				return w.cls;
+			}
 		}
 	}
 	*m &= e->mask; /* no longer prefix holds: the /16's answer */

@@ -469,6 +469,7 @@ void fp_flt_image__free(struct fp_flt_image *img)
 	free(img->cmask);
 	free(img->pre);
 	free(img->pre_map);
+	free(img->b48);
 	memset(img, 0, sizeof(*img));
 }
 

@@ -37,6 +37,7 @@ struct fp_flt_image {
 	uint64_t *abloom;                  /* FP_ABLOOM_WORDS: the prefixes' bits (abi) */
 	uint64_t *cmask;                   /* FP_CM_ENTRIES tuple masks */
 	struct fp_flt_pre *pre;            /* FP_PRE_ADDRS address prefilter entries, by /16 */
+	uint64_t *b48;                     /* FP_PRE_B48_BLOCKS x 1024 words: the /48 bitmaps (abi.h) */
 	struct fp_flt_pre *pre_map;        /* FP_PRE_ENTRIES: the same as the map holds them,
 					    * an index and shared entries (abi.h) */
 };

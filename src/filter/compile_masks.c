@@ -181,6 +181,62 @@ static uint32_t hi16(const uint8_t *addr)
 	return (uint32_t)addr[0] << 8 | addr[1];
 }
 
+/*
+ * The IPv6 /16s whose prefixes longer than /32 all lie in one /32: that
+ * /32, a /48 bitmap block of it and the probe of an address outside it
+ * (abi.h, fp_flt_pre.w48), while blocks last. A /16 with such prefixes in
+ * two /32s probes as before.
+ */
+static int build_b48(struct fp_flt_image *img)
+{
+	int32_t *one32 = malloc(2 * 65536 * sizeof(*one32)); /* -1: none yet, -2: two /32s */
+	uint32_t n_blk = 0;
+
+	img->b48 = calloc(FP_PRE_B48_BLOCKS * 1024, sizeof(*img->b48));
+	if (!one32 || !img->b48) {
+		free(one32);
+		return -ENOMEM;
+	}
+	memset(one32, 0xff, 2 * 65536 * sizeof(*one32));
+	for (size_t i = 0; i < img->n_addr; i++) {
+		const struct fp_flt_addr_key *k = &img->addr[i];
+		uint32_t at = (uint32_t)(k->tbl & 1) << 16 | hi16(k->addr);
+		int32_t lo = k->addr[2] << 8 | k->addr[3];
+
+		if (k->tbl < FP_ADDR_SRC6 || k->plen <= 32)
+			continue;
+		one32[at] = one32[at] == -1 || one32[at] == lo ? lo : -2;
+	}
+	for (uint32_t at = 0; at < 2 * 65536 && n_blk < FP_PRE_B48_BLOCKS; at++) {
+		struct fp_flt_pre *e = &img->pre[(uint32_t)FP_ADDR_SRC6 << 16 | at];
+		uint32_t tbl = FP_ADDR_SRC6 + (at >> 16);
+
+		if (one32[at] < 0)
+			continue;
+		e->lo = (uint16_t)one32[at];
+		e->w48 = ++n_blk;
+		e->probe32 = e->probe;
+		for (uint32_t j = 0; j < img->cfg.n_plen[tbl]; j++)
+			if (img->cfg.plen[tbl][j] > 32)
+				e->probe32 &= ~(1ull << j);
+		for (size_t i = 0; i < img->n_addr; i++) {
+			const struct fp_flt_addr_key *k = &img->addr[i];
+			uint32_t v, n;
+
+			if (k->tbl != tbl || k->plen <= 32 || hi16(k->addr) != (at & 0xffff) ||
+			    (k->addr[2] << 8 | k->addr[3]) != one32[at])
+				continue;
+			/* the /48s it covers (one when it is /48 or longer) */
+			v = (uint32_t)k->addr[4] << 8 | k->addr[5];
+			n = k->plen >= 48 ? 1 : 1u << (48 - k->plen);
+			for (uint32_t d = 0; d < n; d++)
+				img->b48[(e->w48 - 1) * 1024 + (v + d) / 64] |= 1ull << ((v + d) & 63);
+		}
+	}
+	free(one32);
+	return 0;
+}
+
 int build_prefilter(struct fp_flt_image *img)
 {
 	struct fp_flt_pre *pre = big_calloc(FP_PRE_ADDRS, sizeof(*pre));
@@ -247,7 +303,7 @@ int build_prefilter(struct fp_flt_image *img)
 		}
 	}
 	img->pre = pre;
-	return 0;
+	return build_b48(img);
 }
 
 static uint64_t pre_hash(const struct fp_flt_pre *e)
@@ -310,6 +366,9 @@ int pack_prefilter(struct fp_flt_image *img)
 				bits[(tbl << 16 | h) >> 8].w[(h >> 6) & 3] |= 1ull << (h & 63);
 		}
 	}
+	/* the /48 bitmap blocks, 256 bits an element */
+	for (uint32_t i = 0; i < FP_PRE_B48_BLOCKS * FP_PRE_B48_ELEMS; i++)
+		memcpy(bits[FP_PRE_B48 + i].w, img->b48 + 4 * i, sizeof(bits->w));
 	free(slot);
 	free(uses);
 	img->pre_map = map;

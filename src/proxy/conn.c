@@ -4,7 +4,8 @@
  * requests, each decided; an allowed head copied to the backend, its body
  * spliced for exactly its framed length; the backend's bytes spliced back
  * unparsed. Every step is non-blocking; px_conn_pump() repeats them until
- * each would block (the epoll set is edge-triggered).
+ * each would block (the epoll set is edge-triggered). The bytes themselves
+ * are moved by pump.c.
  *
  * A refused request is answered after the backend has finished the
  * responses of the requests before it: the proxy shuts the backend's write
@@ -15,6 +16,7 @@
  */
 #include "proxy/conn.h"
 #include "proxy/tls_sni.h"
+#include "proxy/pump.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +30,6 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
-#define SPLICE_CHUNK (1u << 16)
 #define LINGER_MS 1000
 
 const int px_refused_status[8] = { 400, 414, 431, 505, 408, 503, 502, 0 };
@@ -159,13 +160,6 @@ void px_conn_refuse(struct px_server *s, struct px_conn *c, int status, const ch
 
 /* ---- the backend ------------------------------------------------------- */
 
-static int make_pipe(int p[2])
-{
-	if (p[0] >= 0)
-		return 0;
-	return pipe2(p, O_NONBLOCK | O_CLOEXEC) ? -errno : 0;
-}
-
 /* Starts a connect to the next backend in turn; 0, or -errno when every
  * backend failed at once. */
 static int backend_connect(struct px_server *s, struct px_conn *c)
@@ -191,7 +185,7 @@ static int backend_connect(struct px_server *s, struct px_conn *c)
 			continue;
 		}
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET,
-					  .data.ptr = c };
+					  .data.ptr = px_backend_tag(c) };
 
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev)) {
 			close(fd);
@@ -219,6 +213,8 @@ static bool backend_settle(struct px_server *s, struct px_conn *c)
 	if (!e && !getpeername(c->bfd, (struct sockaddr *)&peer, &pl)) {
 		c->connecting = false;
 		c->tries = 0;
+		c->b_readable = true;
+		px_sockmap_attach(s, c); /* before any request goes (sockmap only) */
 		return true;
 	}
 	if (!e)
@@ -291,33 +287,6 @@ static void count_status(struct px_rule_stats *st, int status)
 	}
 }
 
-static int out_append(struct px_conn *c, const char *p, size_t n)
-{
-	if (c->out_off == c->out_len)
-		c->out_off = c->out_len = 0;
-	if (c->out_len + n > c->out_cap) {
-		size_t cap = c->out_cap ? c->out_cap : 4096;
-		char *o;
-
-		while (cap < c->out_len + n)
-			cap *= 2;
-		o = realloc(c->out, cap);
-		if (!o)
-			return -ENOMEM;
-		c->out = o;
-		c->out_cap = cap;
-	}
-	memcpy(c->out + c->out_len, p, n);
-	c->out_len += n;
-	return 0;
-}
-
-static void consume_in(struct px_conn *c, size_t n)
-{
-	memmove(c->in, c->in + n, c->in_len - n);
-	c->in_len -= n;
-}
-
 /* A complete head of hl bytes in c->in: decide it, and forward or refuse. */
 static void decide(struct px_server *s, struct px_conn *c, int hl)
 {
@@ -383,12 +352,12 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 	/* the request line with the normalised path, then the headers as sent */
 	line_end = (size_t)((const char *)memchr(c->in + q->method.off, '\n',
 						 (size_t)hl - q->method.off) - c->in) + 1;
-	if (out_append(c, c->in + q->method.off, q->method.len + 1) ||
-	    out_append(c, s->path, (size_t)n) ||
-	    (q->query.len && (out_append(c, "?", 1) ||
-			      out_append(c, c->in + q->query.off, q->query.len))) ||
-	    out_append(c, q->version_minor ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n", 11) ||
-	    out_append(c, c->in + line_end, (size_t)hl - line_end)) {
+	if (px_out_append(c, c->in + q->method.off, q->method.len + 1) ||
+	    px_out_append(c, s->path, (size_t)n) ||
+	    (q->query.len && (px_out_append(c, "?", 1) ||
+			      px_out_append(c, c->in + q->query.off, q->query.len))) ||
+	    px_out_append(c, q->version_minor ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n", 11) ||
+	    px_out_append(c, c->in + line_end, (size_t)hl - line_end)) {
 		px_conn_refuse(s, c, 503, "out of memory");
 		return;
 	}
@@ -397,7 +366,7 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 	s->backends[c->backend].requests++;
 	s->backends[c->backend].bytes_copied += (uint64_t)hl;
 	c->last = !q->keep_alive;
-	consume_in(c, (size_t)hl);
+	px_consume_in(c, (size_t)hl);
 	if (q->body == FP_HTTP_BODY_LENGTH) {
 		c->st = PX_BODY_LEN;
 		c->body_left = q->content_length;
@@ -408,84 +377,6 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 		c->st = PX_HEAD;
 		c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 	}
-}
-
-/* ---- moving bytes -------------------------------------------------------- */
-
-enum { MOVED = 1, BLOCKED = 0, FAILED = -1 };
-
-/* Pending copied bytes to the backend. MOVED when all are out (or some went),
- * BLOCKED when the socket is full. */
-static int flush_out(struct px_server *s, struct px_conn *c, bool *empty)
-{
-	bool moved = false;
-
-	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->bfd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0) {
-			*empty = false;
-			if (errno == EAGAIN)
-				return moved;
-			return FAILED;
-		}
-		c->out_off += (size_t)n;
-		moved = true;
-	}
-	*empty = true;
-	(void)s;
-	return moved;
-}
-
-/* Body bytes: from c->in first (already read: copied), else spliced. */
-static int body_bytes(struct px_server *s, struct px_conn *c, uint64_t want, uint64_t *got)
-{
-	struct fp_px_backend_stats *bs = &s->backends[c->backend];
-	ssize_t n;
-
-	*got = 0;
-	if (c->in_len) {
-		size_t take = c->in_len < want ? c->in_len : (size_t)want;
-
-		if (out_append(c, c->in, take))
-			return FAILED;
-		consume_in(c, take);
-		bs->bytes_copied += take;
-		*got = take;
-		return MOVED;
-	}
-	if (make_pipe(c->cp))
-		return FAILED;
-	n = splice(c->cfd, NULL, c->cp[1], NULL, want < SPLICE_CHUNK ? want : SPLICE_CHUNK,
-		   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-	if (n == 0) {
-		c->client_eof = true;
-		return FAILED; /* the client left in the middle of a body */
-	}
-	if (n < 0)
-		return errno == EAGAIN ? BLOCKED : FAILED;
-	c->cp_bytes += (size_t)n;
-	*got = (uint64_t)n;
-	return MOVED;
-}
-
-/* The client->backend pipe into the backend. */
-static int drain_cp(struct px_server *s, struct px_conn *c)
-{
-	bool moved = false;
-
-	while (c->cp_bytes) {
-		ssize_t n = splice(c->cp[0], NULL, c->bfd, NULL, c->cp_bytes,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-
-		if (n < 0)
-			return errno == EAGAIN ? moved : FAILED;
-		c->cp_bytes -= (size_t)n;
-		s->backends[c->backend].bytes_spliced += (uint64_t)n;
-		moved = true;
-	}
-	return moved;
 }
 
 static int chunked_step(struct px_server *s, struct px_conn *c)
@@ -501,7 +392,7 @@ static int chunked_step(struct px_server *s, struct px_conn *c)
 		return MOVED;
 	}
 	if (c->ch.state == FP_CHUNKED_DATA) {
-		r = body_bytes(s, c, c->ch.data_left, &got);
+		r = px_body_bytes(s, c, c->ch.data_left, &got);
 		if (r == MOVED)
 			fp_http_chunked__data(&c->ch, got);
 		return r;
@@ -511,12 +402,14 @@ static int chunked_step(struct px_server *s, struct px_conn *c)
 		n = fp_http_chunked__feed(&c->ch, c->in, c->in_len);
 		if (n < 0)
 			return FAILED;
-		if (out_append(c, c->in, (size_t)n))
+		if (px_out_append(c, c->in, (size_t)n))
 			return FAILED;
 		s->backends[c->backend].bytes_copied += (uint64_t)n;
-		consume_in(c, (size_t)n);
+		px_consume_in(c, (size_t)n);
 		return MOVED;
 	}
+	if (!c->c_readable)
+		return BLOCKED;
 	ssize_t p = recv(c->cfd, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
 
 	if (p == 0) {
@@ -524,11 +417,11 @@ static int chunked_step(struct px_server *s, struct px_conn *c)
 		return FAILED;
 	}
 	if (p < 0)
-		return errno == EAGAIN ? BLOCKED : FAILED;
+		return errno == EAGAIN ? px_client_drained(c) : FAILED;
 	n = fp_http_chunked__feed(&c->ch, peek, (size_t)p);
 	if (n < 0 || recv(c->cfd, peek, (size_t)n, MSG_DONTWAIT) != n)
 		return FAILED;
-	if (out_append(c, peek, (size_t)n))
+	if (px_out_append(c, peek, (size_t)n))
 		return FAILED;
 	s->backends[c->backend].bytes_copied += (uint64_t)n;
 	return MOVED;
@@ -559,16 +452,20 @@ static int head_step(struct px_server *s, struct px_conn *c)
 		px_conn_refuse(s, c, -r, s->req.why);
 		return MOVED;
 	}
-	if (c->client_eof)
+	if (c->client_eof || !c->c_readable)
 		return BLOCKED;
 	ssize_t n = recv(c->cfd, c->in + c->in_len, cap - c->in_len, MSG_DONTWAIT);
 
 	if (n > 0) {
+		/* a short read emptied the socket: the next bytes bring an event
+		 * (not so an EOF whose event came with these bytes: hup) */
+		if ((size_t)n < cap - c->in_len && !c->c_hup)
+			c->c_readable = false;
 		c->in_len += (size_t)n;
 		return MOVED;
 	}
 	if (n < 0 && errno == EAGAIN)
-		return BLOCKED;
+		return px_client_drained(c);
 	/* EOF (or an error) between requests: the backend finishes, then we close */
 	c->client_eof = true;
 	if (c->in_len || c->bfd < 0) {
@@ -595,14 +492,14 @@ static int c2b(struct px_server *s, struct px_conn *c)
 	if (c->bfd < 0 || c->connecting)
 		return BLOCKED;
 	/* order: copied bytes, then spliced bytes, then more */
-	r = flush_out(s, c, &empty);
+	r = px_flush_out(s, c, &empty);
 	if (r == FAILED || !empty)
 		return r;
 	if (c->out_len) {
 		c->out_len = c->out_off = 0;
 		return MOVED;
 	}
-	r = drain_cp(s, c);
+	r = px_drain_cp(s, c);
 	if (r == FAILED || c->cp_bytes)
 		return r;
 	if (c->st == PX_BODY_LEN) {
@@ -611,7 +508,7 @@ static int c2b(struct px_server *s, struct px_conn *c)
 			c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 			return MOVED;
 		}
-		r = body_bytes(s, c, c->body_left, &got);
+		r = px_body_bytes(s, c, c->body_left, &got);
 		if (r == MOVED)
 			c->body_left -= got;
 		return r;
@@ -619,46 +516,6 @@ static int c2b(struct px_server *s, struct px_conn *c)
 	if (c->st == PX_BODY_CHUNKED)
 		return chunked_step(s, c);
 	return head_step(s, c);
-}
-
-/* backend -> pipe -> client, never through user space */
-static int b2c(struct px_server *s, struct px_conn *c)
-{
-	bool moved = false;
-
-	if (c->bfd < 0 || c->connecting)
-		return BLOCKED;
-	for (;;) {
-		ssize_t n;
-
-		if (c->bp_bytes) {
-			n = splice(c->bp[0], NULL, c->cfd, NULL, c->bp_bytes,
-				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-			if (n < 0)
-				return errno == EAGAIN ? moved : FAILED;
-			c->bp_bytes -= (size_t)n;
-			s->backends[c->backend].bytes_spliced += (uint64_t)n;
-			moved = true;
-			if (c->st == PX_HEAD && !c->in_len)
-				c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
-			continue;
-		}
-		if (c->backend_eof)
-			return moved;
-		if (make_pipe(c->bp))
-			return FAILED;
-		n = splice(c->bfd, NULL, c->bp[1], NULL, SPLICE_CHUNK,
-			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-		if (n > 0) {
-			c->bp_bytes += (size_t)n;
-			moved = true;
-			continue;
-		}
-		if (n < 0 && errno == EAGAIN)
-			return moved;
-		c->backend_eof = true; /* EOF or reset */
-		return MOVED;
-	}
 }
 
 /* The final answer once the backend is done; then linger, then close. */
@@ -704,7 +561,7 @@ void px_conn_pump(struct px_server *s, struct px_conn *c)
 	do {
 		if (c->connecting && !backend_settle(s, c))
 			return;
-		a = b2c(s, c);
+		a = px_b2c(s, c);
 		if (a == FAILED)
 			c->dead = true;
 		if (c->st == PX_DRAIN || c->st == PX_FINAL || c->st == PX_LINGER) {

@@ -49,6 +49,9 @@ struct px_conn {
 	int backend;              /* index, -1 before the first allowed request */
 	unsigned tries;           /* backends tried for this connect */
 	bool connecting, client_eof, backend_eof, last, dead;
+	bool b_readable;          /* the backend may have bytes: an event since its last EAGAIN */
+	bool c_readable;          /* the same of the client */
+	bool b_hup, c_hup;        /* an event said the peer shut down: read until EOF */
 	int cp[2], bp[2];         /* pipes client->backend, backend->client */
 	size_t cp_bytes, bp_bytes;
 	char *in;                 /* client bytes read but not used (limits.max_head) */
@@ -68,6 +71,14 @@ struct px_conn {
 	uint64_t body_since;      /* body_timeout.c: when the client last sent body bytes */
 	uint64_t body_rx, body_brx; /* ... its bytes received then, the backend's at the start */
 	uint64_t body_checked;    /* ... the last look (at most 4 a second) */
+	/* the data paths (pump.c): copy's buffer of bp_bytes from bb_off ... */
+	char *bbuf;
+	size_t bb_off;
+	/* ... sockmap's: in the maps under kcookie; kseen bytes redirected so
+	 * far, kwritten reached the client socket (less kbase) at kprogress_ms;
+	 * kwait: bytes still on their way, the server polls */
+	bool in_map, kwait;
+	uint64_t kcookie, kseen, kbase, kwritten, kprogress_ms;
 };
 
 struct px_server {
@@ -86,7 +97,28 @@ struct px_server {
 	FILE *log;                         /* the access log, or NULL */
 	struct fp_http_req req;            /* scratch: the head being decided */
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
+	struct proxy_sockmap_bpf *skel;    /* --data-path sockmap: the verdict and maps */
 };
+
+/* The backend socket's epoll tag: c's address + 1, so that the event loop
+ * tells its events from the client socket's (c). */
+static inline void *px_backend_tag(struct px_conn *c)
+{
+	return (char *)c + 1;
+}
+
+static inline struct px_conn *px_conn_of(void *tag, bool *backend)
+{
+	*backend = (uintptr_t)tag & 1;
+	return (struct px_conn *)((uintptr_t)tag & ~(uintptr_t)1);
+}
+
+/* A read of the client said EAGAIN: none until its next event. BLOCKED (0). */
+static inline int px_client_drained(struct px_conn *c)
+{
+	c->c_readable = false;
+	return 0;
+}
 
 /* 400 414 431 505 408 503 502 other */
 int px_refused_slot(int status);

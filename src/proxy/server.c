@@ -32,6 +32,7 @@
 
 #include "proxy/conn.h"
 #include "proxy/tls_sni.h"
+#include "proxy/pump.h"
 
 static char tag_listen, tag_ctl, tag_sig; /* epoll data of the non-connection fds */
 
@@ -79,14 +80,8 @@ static void conn_close(struct px_server *s, struct px_conn *c)
 		close(c->cfd);
 	if (c->bfd >= 0)
 		close(c->bfd);
-	for (int i = 0; i < 2; i++) {
-		if (c->cp[i] >= 0)
-			close(c->cp[i]);
-		if (c->bp[i] >= 0)
-			close(c->bp[i]);
-	}
+	px_pump_close(s, c);
 	free(c->in);
-	free(c->out);
 	free(c);
 	s->n_conns--;
 }
@@ -133,6 +128,7 @@ static void accept_all(struct px_server *s)
 		c->backend = -1;
 		c->cp[0] = c->cp[1] = c->bp[0] = c->bp[1] = -1;
 		c->st = PX_HEAD;
+		c->c_readable = true;
 		c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 		if (s->cfg->transparent && !s->cfg->n_backends && px_tproxy_accepted(s, c)) {
 			free(c->in);
@@ -195,6 +191,14 @@ static void expire(struct px_server *s)
 			conn_close(s, c);
 			continue;
 		}
+		if (c->st == PX_TUNNEL && c->in_map) {
+			/* a TLS tunnel's backend closing is seen by polling, as an idle head's */
+			px_b2c_sockmap(s, c);
+			px_conn_pump(s, c);
+			if (c->dead)
+				conn_close(s, c);
+			continue;
+		}
 		if (c->st != PX_HEAD || c->last || c->bp_bytes || c->out_len)
 			continue;
 		if (c->in_len && (uint8_t)c->in[0] == FP_TLS_CONTENT_HANDSHAKE && c->backend < 0) {
@@ -202,6 +206,8 @@ static void expire(struct px_server *s)
 			conn_close(s, c);
 			continue;
 		}
+		if (c->in_map && px_b2c_sockmap(s, c) >= 0 && now < c->deadline_ms)
+			continue; /* a response still moving in the kernel */
 		c->deadline_ms = UINT64_MAX;
 		px_conn_refuse(s, c, 408, "the request head did not arrive in time");
 		px_conn_pump(s, c);
@@ -223,6 +229,7 @@ static json_t *stats_json(const struct px_server *s)
 	json_object_set_new(o, "generation", json_integer((json_int_t)p->generation));
 	json_object_set_new(o, "connections", json_integer(s->n_conns));
 	json_object_set_new(o, "accepted", json_integer((json_int_t)s->accepted));
+	json_object_set_new(o, "data_path", json_string(fp_px_data_path__name(s->cfg->data_path)));
 	for (size_t i = 0; i <= p->pol.n; i++) {
 		const struct px_rule_stats *st = &p->stats[i];
 		json_t *r = json_object(), *sts = json_object();
@@ -466,7 +473,7 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 	struct rlimit rl;
 	sigset_t mask;
 	int ret = 0;
-	bool stop = false;
+	bool stop = false, kwait = false;
 
 	if (!s)
 		return -ENOMEM;
@@ -511,6 +518,8 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(-ret));
 		goto out;
 	}
+	if (cfg->data_path == FP_PX_DATA_SOCKMAP && (ret = px_sockmap_setup(s, err, errlen)))
+		goto out;
 	if (cfg->access_log) {
 		s->log = strcmp(cfg->access_log, "-") ? fopen(cfg->access_log, "ae") : stdout;
 		if (!s->log) {
@@ -526,7 +535,7 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 
 	while (!stop) {
 		struct epoll_event evs[256];
-		int n = epoll_wait(s->ep, evs, 256, 200);
+		int n = epoll_wait(s->ep, evs, 256, kwait ? 1 : 200);
 
 		for (int i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
@@ -551,8 +560,21 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 					}
 				}
 			} else {
-				struct px_conn *c = p;
+				bool backend;
+				struct px_conn *c = px_conn_of(p, &backend);
 
+				if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+					if (backend)
+						c->b_readable = true;
+					else
+						c->c_readable = true;
+				}
+				if (evs[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+					if (backend)
+						c->b_hup = true;
+					else
+						c->c_hup = true;
+				}
 				if (c->dead)
 					continue;
 				px_conn_pump(s, c);
@@ -562,11 +584,17 @@ int fp_px_server__run(const struct fp_px_config *cfg, struct fp_px_policy *pol, 
 				}
 			}
 		}
-		/* close the dead (after the batch: events may still point at them) */
+		/* close the dead (after the batch: events may still point at them);
+		 * poll those whose bytes the kernel is still moving (sockmap) */
+		kwait = false;
 		for (struct px_conn *c = s->conns, *next; c; c = next) {
 			next = c->next;
+			if (c->kwait && !c->dead)
+				px_conn_pump(s, c);
 			if (c->dead)
 				conn_close(s, c);
+			else
+				kwait |= c->kwait;
 		}
 		expire(s);
 	}
@@ -587,6 +615,7 @@ out:
 		fclose(s->log);
 	else if (s->log)
 		fflush(s->log);
+	px_sockmap_teardown(s);
 	policy_free(s->pol);
 	free(s);
 	return ret;

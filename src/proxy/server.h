@@ -20,6 +20,17 @@
 
 #define FP_PX_BACKENDS_MAX 64
 
+/* How allowed bytes move (pump.c; fastpath-proxy(8) DATA PATHS). */
+enum fp_px_data_path {
+	FP_PX_DATA_SPLICE,  /* splice() through pipes, both ways */
+	FP_PX_DATA_COPY,    /* read()/write() through the proxy's memory */
+	FP_PX_DATA_SOCKMAP, /* responses by a BPF sk_skb verdict on a SOCKHASH; bodies spliced */
+};
+
+const char *fp_px_data_path__name(enum fp_px_data_path p);
+/* "splice", "copy" or "sockmap"; -EINVAL otherwise */
+int fp_px_data_path__parse(const char *name, enum fp_px_data_path *p);
+
 struct fp_px_config {
 	struct sockaddr_storage listen;
 	socklen_t listen_len;
@@ -37,6 +48,7 @@ struct fp_px_config {
 	const char *access_log;    /* NULL: none (the default); "-": stdout; else a file appended to */
 	bool transparent;          /* IP_TRANSPARENT listener (TPROXY); with no backends,
 				    * each connection goes to its original destination */
+	enum fp_px_data_path data_path;
 };
 
 /* Counters of one rule (or the default: index n_rules). */
@@ -49,7 +61,8 @@ struct fp_px_rule_stats {
 struct fp_px_backend_stats {
 	uint64_t requests;         /* requests forwarded */
 	uint64_t connects, connect_failures;
-	uint64_t bytes_spliced;    /* moved socket->pipe->socket, never in user space */
+	uint64_t bytes_spliced;    /* moved in the kernel (spliced, or redirected by sockmap),
+				    * never in user space */
 	uint64_t bytes_copied;     /* read into and written from the proxy's memory */
 };
 

@@ -17,6 +17,8 @@ static void packet_addr(struct rng *r, int family, uint8_t *out)
 		rng_bytes(r, out, n);
 	else if (u >= 75)
 		out[n - 1 - rng_below(r, 2)] = (uint8_t)rng_u32(r);
+	else if (u >= 68 && family == 6) /* another /48 of the pool's /32 */
+		out[4 + rng_below(r, 2)] = (uint8_t)rng_u32(r);
 }
 
 static uint16_t packet_port(struct rng *r)

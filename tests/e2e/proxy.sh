@@ -11,6 +11,10 @@
 #  - the counters show the body bytes went through the kernel (spliced) and
 #    not through the proxy's memory (copied stays small);
 #  - a reload under load loses no request, and a bad policy keeps the old one.
+# First, for each data path (--data-path splice, copy, sockmap): the bytes
+# identical (10 MiB GET, 10 MiB PUTs with Content-Length and chunked,
+# keep-alive), the pipelined deny, and the counters showing which path moved
+# the bytes; then the rest on the default path.
 . "$(dirname "$0")/lib.sh"
 e2e_require nginx curl python3
 
@@ -58,6 +62,70 @@ allow path /comms
 allow PUT path /put/*
 deny path /exhaust-port* status 403
 POL
+# ---- each data path: the same bytes, the pipelined deny, its counters ----------
+pipelined() { # PORT: the statuses, then whether the allowed body and nothing after came
+	ip netns exec "$ns" python3 - "$1" <<'PY'
+import re, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /dock/ HTTP/1.1\r\nHost: a\r\n\r\nGET /dock/../exhaust-port HTTP/1.1\r\nHost: a\r\n\r\n"
+          b"GET /comms/ HTTP/1.1\r\nHost: a\r\n\r\n")
+s.settimeout(5)
+out = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    out += d
+print(" ".join(m.decode() for m in re.findall(rb"HTTP/1.1 (\d{3}) ", out)))
+t = out.decode(errors="replace")
+print("dock" in t, "the exhaust port" in t or "comms" in t)
+PY
+}
+dp_stats() { ip netns exec "$ns" "$FASTPATH" -j proxy stats --control "$T/ctl-dp.sock"; }
+dp_jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+"$FASTPATH" proxy run --listen 127.0.0.1:8003 --backend 127.0.0.1:8080 --policy "$T/policy" \
+	--data-path pipe 2>"$T/dp-err" && e2e_fail "--data-path pipe accepted"
+grep -q "data-path 'pipe': expected splice, copy or sockmap" "$T/dp-err" ||
+	e2e_fail "--data-path pipe: $(cat "$T/dp-err")"
+for dp in splice copy sockmap; do
+	e2e_bg ip netns exec "$ns" "$FASTPATH" proxy run --listen 127.0.0.1:8003 --backend 127.0.0.1:8080 \
+		--policy "$T/policy" --control "$T/ctl-dp.sock" --data-path "$dp"
+	dpid=$E2E_BG_PID
+	e2e_wait_for "ip netns exec $ns curl -s -o /dev/null http://127.0.0.1:8003/" 10 ||
+		e2e_fail "$dp: the proxy did not start"
+	Q=http://127.0.0.1:8003
+	# keep-alive: four requests on one connection, the 10 MiB one in the middle
+	ip netns exec "$ns" curl -s --max-time 30 -o "$T/k1" "$Q/dock/" -o "$T/k2" "$Q/dock/big" \
+		-o "$T/k3" "$Q/comms/" -o "$T/k4" "$Q/dock/big" -w '%{num_connects} ' >"$T/nconn" ||
+		e2e_fail "$dp: keep-alive GETs failed"
+	cmp -s "$T/k1" "$T/www/dock/index.html" && cmp -s "$T/k2" "$T/www/dock/big" &&
+		cmp -s "$T/k3" "$T/www/comms/index.html" && cmp -s "$T/k4" "$T/www/dock/big" ||
+		e2e_fail "$dp: keep-alive GETs: bytes differ from nginx's files"
+	[[ $(tr -d ' ' <"$T/nconn") == 1000 ]] || e2e_fail "$dp: not one connection: $(cat "$T/nconn")"
+	st=$(ip netns exec "$ns" curl -s --max-time 30 -o /dev/null -w '%{http_code}' -T "$T/body" "$Q/put/$dp-cl")
+	[[ $st == 201 || $st == 204 ]] || e2e_fail "$dp: PUT with Content-Length: $st"
+	st=$(ip netns exec "$ns" curl -s --max-time 30 -o /dev/null -w '%{http_code}' -T "$T/body" \
+		-H 'Transfer-Encoding: chunked' "$Q/put/$dp-chunked")
+	[[ $st == 201 || $st == 204 ]] || e2e_fail "$dp: PUT chunked: $st"
+	for f in cl chunked; do
+		cmp -s "$T/body" "$T/www/put/$dp-$f" || e2e_fail "$dp: PUT $f: nginx stored other bytes"
+	done
+	resp=$(pipelined 8003)
+	[[ $resp == $'200 403\nTrue False' ]] || e2e_fail "$dp: pipelined: '$resp', want 200 then 403 and nothing after"
+	ds=$(dp_stats)
+	[[ $(dp_jget 'd["data_path"]' <<<"$ds") == "$dp" ]] || e2e_fail "$dp: stats say $(dp_jget 'd["data_path"]' <<<"$ds")"
+	sp=$(dp_jget 'd["bytes_spliced"]' <<<"$ds")
+	cp=$(dp_jget 'd["bytes_copied"]' <<<"$ds")
+	e2e_log "$dp: 2 x 10 MiB GET + 2 x 10 MiB PUT: $sp bytes spliced (in the kernel), $cp copied"
+	big=$((40 << 20))
+	case $dp in
+	copy) (( cp >= big && sp == 0 )) || e2e_fail "copy: $sp spliced, $cp copied" ;;
+	# splice and sockmap: all but heads, chunk lines and what came with a head
+	*) (( sp >= big && cp < 4 * 65536 )) || e2e_fail "$dp: $sp spliced, $cp copied" ;;
+	esac
+	e2e_kill "$dpid"
+done
+
 ctl=$T/ctl.sock
 start_proxy() { # extra options
 	e2e_bg ip netns exec "$ns" "$FASTPATH" proxy run --listen 127.0.0.1:8000 \

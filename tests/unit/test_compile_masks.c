@@ -192,6 +192,70 @@ static void test_prefilter_packed(void **state)
 	fp_flt_image__free(&img);
 }
 
+/* /48 v of block b (abi.h FP_PRE_B48) in the image's bitmaps. */
+static int b48_bit(const struct fp_flt_image *img, uint32_t b, uint32_t v)
+{
+	return (int)(img->b48[b * 1024 + v / 64] >> (v & 63) & 1);
+}
+
+/*
+ * An IPv6 /16 whose prefixes over /32 all lie in one /32 names it and a
+ * bitmap of its /48s (fp_flt_pre.w48): the stage then probes the long
+ * lengths only for an address in that /32 whose /48's bit is set, and
+ * the lengths up to 32 (probe32) otherwise. Two such /32s in a /16:
+ * no block, every long length probed as before.
+ */
+static void test_prefilter_b48(void **state)
+{
+	struct fp_flt_image img;
+	const struct fp_flt_pre *e;
+	uint64_t p32;
+	unsigned n_set = 0;
+
+	(void)state;
+	build("drop src 2001:db8:1::/48\n"
+	      "drop src 2001:db8:8000::/33\n"
+	      "drop src 2001:db8:5:6::/64\n"
+	      "drop src 2001:d00::/24\n"
+	      "drop dst 2001:db8:2::/48\n"
+	      "drop dst 2001:db9:3::/48\n", &img);
+	e = &img.pre[pre_idx(FP_ADDR_SRC6, 0x20, 0x01)];
+	assert_int_equal(e->w48, 1);
+	assert_int_equal(e->lo, 0x0db8);
+	/* plen[] longest first: 64, 48, 33, 24; probe32 keeps the /24's bit */
+	assert_int_equal(img.cfg.plen[FP_ADDR_SRC6][3], 24);
+	p32 = 1ull << 3;
+	assert_int_equal(e->probe, 0xf);
+	assert_int_equal(e->probe32, p32);
+	for (uint32_t v = 0; v < 65536; v++)
+		n_set += (unsigned)b48_bit(&img, 0, v);
+	assert_true(b48_bit(&img, 0, 1) && b48_bit(&img, 0, 5) && b48_bit(&img, 0, 0x8000) &&
+		    b48_bit(&img, 0, 0xffff));
+	assert_false(b48_bit(&img, 0, 0) || b48_bit(&img, 0, 2) || b48_bit(&img, 0, 0x7fff));
+	assert_int_equal(n_set, 2 + 32768);
+	/* dst: /48s in two /32s of 2001::/16, no block */
+	e = &img.pre[pre_idx(FP_ADDR_DST6, 0x20, 0x01)];
+	assert_int_equal(e->w48, 0);
+	assert_int_equal(e->probe, 1);
+	for (uint32_t v = 0; v < 65536; v++)
+		assert_false(b48_bit(&img, 1, v));
+	/* the map holds block 0 after the entries, 256 bits an element */
+	{
+		const struct fp_flt_pre_bits *m =
+			(const struct fp_flt_pre_bits *)(img.pre_map + FP_PRE_B48);
+
+		assert_int_equal(m[0].w[0], 1ull << 1 | 1ull << 5);
+		assert_int_equal(m[0x80].w[0], ~0ull);
+		assert_int_equal(m[0x7f].w[3], 0);
+	}
+	/* IPv4 keeps its inline prefix: no block */
+	fp_flt_image__free(&img);
+	build("drop src 10.1.2.0/24\n", &img);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC4, 10, 1)].w48, 0);
+	assert_int_equal(img.pre[pre_idx(FP_ADDR_SRC4, 10, 1)].lplen, 24);
+	fp_flt_image__free(&img);
+}
+
 static void test_tuple_masks(void **state)
 {
 	struct fp_flt_image img;
@@ -475,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_prefilter),
 		cmocka_unit_test(test_prefilter_v6_and_default_route),
 		cmocka_unit_test(test_prefilter_packed),
+		cmocka_unit_test(test_prefilter_b48),
 		cmocka_unit_test(test_tuple_masks),
 		cmocka_unit_test(test_tuple_overflow_bit),
 		cmocka_unit_test(test_len_ttl_span),

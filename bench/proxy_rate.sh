@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# HTTP proxies side by side (issue 20): wrk against one nginx over the
+# loopback of a namespace of its own, directly and through each proxy with
+# the Death Star's allow/deny ACL:
+#   nginx          wrk -> nginx (no proxy: the ceiling)
+#   haproxy        Debian's HAProxy, nbthread 1, `option splice-auto`, the
+#                  same ACL (allow /dock*, /comms; deny /exhaust-port* 403)
+#   fp-splice      fastpath proxy --data-path splice
+#   fp-copy        fastpath proxy --data-path copy
+#   fp-sockmap     fastpath proxy --data-path sockmap
+#
+#   bench/proxy_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-c SMALL_CONNS] [-C BIG_CONNS] [-o OUT.md]
+#
+# Two responses: small (100 bytes) and large (1 MiB), each on keep-alive
+# connections (wrk -t1). CPUs: every proxy on CPU 1 (one thread each), wrk
+# and nginx on CPU 0 (on two CPUs the proxy then has a CPU of its own, and
+# loopback's receive work runs on the sender's CPU either way). Rounds are
+# interleaved (every target once a round, the order rotated); reported per
+# target: requests/s and p99 latency (medians of rounds), the response
+# bytes' rate for 1 MiB, and the ratio to HAProxy paired round by round
+# (median of the rounds' ratios). A target with socket errors or non-2xx
+# answers in a round is marked. Output: markdown tables (stdout, and OUT.md).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FP=${FP_BIN:-$REPO/build/fastpath}
+ROUNDS=3 WINDOW=5 OUT= SMALL_C=32 BIG_C=8
+TARGETS="nginx haproxy fp-splice fp-copy fp-sockmap"
+while getopts "r:w:t:c:C:o:" c; do
+	case $c in
+	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
+	c) SMALL_C=$OPTARG ;; C) BIG_C=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-t 'target ...'] [-c N] [-C N] [-o OUT.md]" >&2; exit 2 ;;
+	esac
+done
+(( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 && SMALL_C >= 1 && SMALL_C <= 1000 &&
+   BIG_C >= 1 && BIG_C <= 1000 )) ||
+	{ echo "proxy_rate: ROUNDS 1..20, WINDOW 1..60, connections 1..1000" >&2; exit 2; }
+declare -A PORT=([nginx]=8080 [haproxy]=8001 [fp-splice]=8002 [fp-copy]=8003 [fp-sockmap]=8004)
+for t in $TARGETS; do
+	[[ -n ${PORT[$t]:-} ]] || { echo "proxy_rate: target '$t': nginx haproxy fp-splice fp-copy fp-sockmap" >&2; exit 2; }
+done
+[[ $(id -u) == 0 ]] || { echo "proxy_rate: needs root (namespaces, BPF)" >&2; exit 77; }
+for b in wrk nginx haproxy taskset python3; do
+	command -v "$b" >/dev/null || { echo "proxy_rate: $b missing (scripts/deps.sh bench)" >&2; exit 77; }
+done
+[[ -x $FP ]] || { echo "proxy_rate: $FP missing; run make" >&2; exit 2; }
+CPU_PROXY=1 CPU_LOAD=0
+ulimit -n 65536 2>/dev/null || true
+(( $(nproc) >= 2 )) || CPU_PROXY=0
+
+NS=fpbpx$$
+TMP=$(mktemp -d /tmp/fp-bench-proxy.XXXXXX)
+PIDS=()
+log() { printf '[%s proxy_rate] %s\n' "$(date +%T)" "$*" >&2; }
+cleanup() {
+	set +e
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	ip netns del "$NS" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'log interrupted; exit 130' INT TERM
+in_ns() { ip netns exec "$NS" "$@"; }
+bg() { "$@" >>"$TMP/bg.log" 2>&1 & PIDS+=($!); }
+
+ip netns add "$NS" || exit 1
+ip -n "$NS" link set lo up
+mkdir -p "$TMP/www/dock" "$TMP/www/comms" "$TMP/www/exhaust-port" "$TMP/nginx"
+head -c 100 /dev/urandom >"$TMP/www/dock/small"
+head -c $((1 << 20)) /dev/urandom >"$TMP/www/dock/big"
+echo comms >"$TMP/www/comms/index.html"
+echo "the exhaust port" >"$TMP/www/exhaust-port/index.html"
+cat >"$TMP/nginx.conf" <<CONF
+user root root;
+pid $TMP/nginx.pid;
+error_log $TMP/nginx/error.log;
+worker_processes 1;
+worker_rlimit_nofile 8192;
+events { worker_connections 4096; }
+http {
+	access_log off;
+	keepalive_requests 10000000;
+	keepalive_timeout 120s;
+	sendfile on;
+	client_body_temp_path $TMP/nginx/body;
+	proxy_temp_path $TMP/nginx/proxy;
+	fastcgi_temp_path $TMP/nginx/fastcgi;
+	uwsgi_temp_path $TMP/nginx/uwsgi;
+	scgi_temp_path $TMP/nginx/scgi;
+	server { listen 127.0.0.1:8080 backlog=4096; root $TMP/www; }
+}
+CONF
+cat >"$TMP/haproxy.cfg" <<CONF
+global
+	nbthread 1
+	maxconn 5000
+defaults
+	mode http
+	timeout connect 5s
+	timeout client 60s
+	timeout server 60s
+	option http-keep-alive
+	option splice-auto
+frontend deathstar
+	bind 127.0.0.1:8001
+	acl exhaust path_beg /exhaust-port
+	acl public path_beg /dock
+	acl public path /comms
+	http-request deny deny_status 403 if exhaust
+	http-request deny deny_status 403 unless public
+	default_backend nginx
+backend nginx
+	server n1 127.0.0.1:8080
+CONF
+cat >"$TMP/policy" <<'POL'
+default deny
+allow GET,POST path /dock*
+allow path /comms
+deny path /exhaust-port* status 403
+POL
+bg in_ns taskset -c "$CPU_LOAD" nginx -p "$TMP/nginx" -c "$TMP/nginx.conf" -g 'daemon off;'
+bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy.cfg" -db
+for dp in splice copy sockmap; do
+	bg in_ns taskset -c "$CPU_PROXY" "$FP" proxy run --listen "127.0.0.1:${PORT[fp-$dp]}" \
+		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-$dp.sock" \
+		--max-conns 4096 --data-path "$dp"
+done
+# every target up, and each refusing the exhaust port (the same ACL)
+for t in $TARGETS; do
+	ok=
+	for _ in $(seq 50); do
+		in_ns curl -sf -o /dev/null "http://127.0.0.1:${PORT[$t]}/dock/small" && { ok=1; break; }
+		sleep 0.1
+	done
+	[[ -n $ok ]] || { log "$t did not start: $(tail -n 5 "$TMP/bg.log"; cat "$TMP/nginx/error.log" 2>/dev/null)"; exit 1; }
+	in_ns curl -s -o "$TMP/check" "http://127.0.0.1:${PORT[$t]}/dock/big"
+	cmp -s "$TMP/check" "$TMP/www/dock/big" || { log "$t: /dock/big differs from nginx's file"; exit 1; }
+	st=$(in_ns curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORT[$t]}/exhaust-port/")
+	[[ $t == nginx || $st == 403 ]] || { log "$t: the exhaust port answered $st"; exit 1; }
+done
+
+log "$ROUNDS rounds of ${WINDOW} s: $TARGETS (small: $SMALL_C connections, 1 MiB: $BIG_C)"
+tlist=($TARGETS)
+for r in $(seq "$ROUNDS"); do
+	n=${#tlist[@]}
+	for i in $(seq 0 $((n - 1))); do
+		t=${tlist[$(( (i + r - 1) % n ))]}
+		for size in small big; do
+			conns=$SMALL_C
+			[[ $size == big ]] && conns=$BIG_C
+			in_ns taskset -c "$CPU_LOAD" wrk -t1 -c "$conns" -d "${WINDOW}s" --latency \
+				"http://127.0.0.1:${PORT[$t]}/dock/$size" >"$TMP/wrk.$r.$size.$t" 2>&1
+			log "round $r $t $size: $(grep -E 'Requests/sec' "$TMP/wrk.$r.$size.$t" | tr -s ' ')"
+		done
+	done
+done
+
+python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" >"$TMP/out.md" <<'PY'
+import re, statistics, sys
+tmp, rounds, targets, sc, bc = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
+unit = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+def parse(path):
+    t = open(path).read()
+    m = re.search(r"Requests/sec:\s*([\d.]+)", t)
+    p = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
+    bad = bool(re.search(r"Socket errors|Non-2xx", t))
+    return (float(m.group(1)) if m else 0.0, float(p.group(1)) * unit[p.group(2)] if p else float("nan"), bad)
+names = {"nginx": "nginx directly", "haproxy": "HAProxy 2.6 (nbthread 1, splice-auto)",
+         "fp-splice": "fastpath proxy, splice", "fp-copy": "fastpath proxy, copy",
+         "fp-sockmap": "fastpath proxy, sockmap"}
+for size, title, conns in (("small", "100-byte responses", sc), ("big", "1 MiB responses", bc)):
+    res = {t: [parse(f"{tmp}/wrk.{r}.{size}.{t}") for r in range(1, rounds + 1)] for t in targets}
+    print(f"\n#### {title} (wrk -t1 -c {conns}, keep-alive)\n")
+    hdr = "| target | requests/s | p99 ms |"
+    if size == "big":
+        hdr += " Gbit/s |"
+    if "haproxy" in targets:
+        hdr += " req/s vs HAProxy | p99 vs HAProxy |"
+    print(hdr)
+    print("|" + "---|" * (hdr.count("|") - 1))
+    for t in targets:
+        rps = statistics.median(x[0] for x in res[t])
+        p99 = statistics.median(x[1] for x in res[t])
+        mark = " (errors)" if any(x[2] for x in res[t]) else ""
+        row = f"| {names[t]}{mark} | {rps:,.0f} | {p99:.2f} |"
+        if size == "big":
+            row += f" {rps * (1 << 20) * 8 / 1e9:.1f} |"
+        if "haproxy" in targets:
+            h = res["haproxy"]
+            rr = statistics.median(x[0] / h[i][0] for i, x in enumerate(res[t]) if h[i][0])
+            pr = statistics.median(x[1] / h[i][1] for i, x in enumerate(res[t]) if h[i][1])
+            row += f" {rr:.2f}x | {pr:.2f}x |"
+        print(row)
+    per = " ".join(f"{t}:" + "/".join(f"{x[0]:.0f}" for x in res[t]) for t in targets)
+    print(f"\nRequests/s by round: {per}")
+PY
+cat "$TMP/out.md"
+[[ -n $OUT ]] && cp "$TMP/out.md" "$OUT"
+exit 0
