@@ -69,6 +69,7 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 	struct show s = { .every = cli->verbose > 0 };
 	double interval = 2;
 	bool direct = false;
+	int claim;
 	long count = 0;
 	struct fp_lb *lb;
 	char *end, err[512];
@@ -136,12 +137,19 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, "expected IFACE");
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))
 		return ret;
+	if ((claim = fp_lb_health_claim(argv[optind], err, sizeof(err))) < 0) {
+		fp_lb__close(lb);
+		return cli_fail(cli, "%s", err);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!direct && (ret = fp_lb_hc_up(lb, &o.hc, err, sizeof(err)))) {
 		fp_lb__close(lb);
+		close(claim);
 		return cli_fail(cli, "%s", err);
 	}
+	if (o.hc && o.hc->no6[0])
+		out_warn("%s", o.hc->no6);
 	for (long round = 0; !stop; round++) {
 		struct timespec t0, t1;
 		double left;
@@ -163,5 +171,6 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 		fp_lb_hc_close(o.hc);
 	}
 	fp_lb__close(lb);
+	close(claim);
 	return ret ? cli_fail(cli, "%s", err) : CLI_OK;
 }

@@ -174,35 +174,50 @@ static int hc_neigh(int fam, int type, unsigned ifindex, const __u8 mac[6])
 	return nl_talk(&r, NULL, 0);
 }
 
-/* The interface a marked probe of family fam leaves by now (0: none),
- * and whether FP_LB_HC_TABLE routed it. */
-static unsigned hc_marked_oif(int fam, bool *ours)
+/* How a marked probe to dst (of family fam) is routed now: its egress
+ * interface (0: none), whether FP_LB_HC_TABLE routed it, and its route
+ * type (RTN_LOCAL: dst is this host's). -errno when there is no route. */
+static int hc_marked_route(int fam, const __u8 dst[16], unsigned *oif, bool *ours, int *type)
 {
 	struct nl_req r;
 	struct rtmsg *rt = nl_begin(&r, RTM_GETROUTE, 0, sizeof(*rt));
 	union { struct nlmsghdr nh; char b[1024]; } a;
-	__u8 dst[16] = { 0 };
-	unsigned oif = 0;
-	int len;
+	int len, ret;
 
+	*oif = 0;
 	*ours = false;
-	/* a documentation address, so the main table's routes rarely answer */
-	inet_pton(af_of(fam), fam == 4 ? "192.0.2.1" : "2001:db8::1", dst);
+	*type = 0;
 	rt->rtm_family = af_of(fam);
 	rt->rtm_dst_len = fam == 4 ? 32 : 128;
+	rt->rtm_flags = RTM_F_LOOKUP_TABLE; /* RTA_TABLE: the table that answered */
 	nl_attr(&r, RTA_DST, dst, fam == 4 ? 4 : 16);
 	nl_u32(&r, RTA_MARK, FP_LB_HC_MARK);
-	if (nl_talk(&r, &a, sizeof(a)) || a.nh.nlmsg_type != RTM_NEWROUTE)
-		return 0;
+	if ((ret = nl_talk(&r, &a, sizeof(a))))
+		return ret;
+	if (a.nh.nlmsg_type != RTM_NEWROUTE)
+		return -ENOENT;
 	rt = NLMSG_DATA(&a.nh);
+	*type = rt->rtm_type;
 	len = (int)RTM_PAYLOAD(&a.nh);
 	for (struct rtattr *x = RTM_RTA(rt); RTA_OK(x, len); x = RTA_NEXT(x, len)) {
 		if (x->rta_type == RTA_OIF)
-			memcpy(&oif, RTA_DATA(x), 4);
+			memcpy(oif, RTA_DATA(x), 4);
 		if (x->rta_type == RTA_TABLE)
 			*ours = *(__u32 *)RTA_DATA(x) == FP_LB_HC_TABLE;
 	}
-	return oif;
+	return 0;
+}
+
+/* The interface marked probes of family fam leave by now (0: none). */
+static unsigned hc_marked_oif(int fam, bool *ours)
+{
+	__u8 dst[16] = { 0 };
+	unsigned oif;
+	int type;
+
+	/* a documentation address, so the main table's routes rarely answer */
+	inet_pton(af_of(fam), fam == 4 ? "192.0.2.1" : "2001:db8::1", dst);
+	return hc_marked_route(fam, dst, &oif, ours, &type) ? 0 : oif;
 }
 
 static int if_mac(const char *ifname, __u8 mac[6])
@@ -343,7 +358,12 @@ int fp_lb_hc_up(struct fp_lb *lb, struct fp_lb_hc **out, char *err, size_t errle
 			ret = hc_rule(fam, RTM_NEWRULE);
 			ret = ret == -EEXIST ? 0 : ret;
 		}
-		if (ret) {
+		if (ret && fam == 6) {
+			/* IPv6 off on the interface: v4 probes still work */
+			snprintf(hc->no6, sizeof(hc->no6), "no IPv6 probes on %s (%s: %s)",
+				 lb->ifname, what, strerror(-ret));
+			ret = 0;
+		} else if (ret) {
 			snprintf(err, errlen, "setting up the probes' routing on %s (IPv%d): %s: %s",
 				 lb->ifname, fam, what, strerror(-ret));
 			goto fail;
@@ -412,11 +432,30 @@ static int src_toward(int af, const __u8 addr[16], __u8 src[16])
 	return 0;
 }
 
-int fp_lb_hc_set(struct fp_lb_hc *hc, __u32 index, int af, const __u8 addr[16], char *why,
-		 size_t whylen)
+int fp_lb_hc_set(struct fp_lb_hc *hc, __u32 index, int vip_af, const __u8 vip[16], int af,
+		 const __u8 addr[16], char *why, size_t whylen)
 {
 	struct fp_lb_hc_real r = { .family = (__u8)af };
-	int ret;
+	unsigned oif;
+	bool ours;
+	int ret, type;
+
+	if (vip_af == 6 && hc->no6[0]) {
+		snprintf(why, whylen, "%s", hc->no6);
+		return -EAFNOSUPPORT;
+	}
+	/* a VIP of this host's: the probe would be answered here, never leave */
+	ret = hc_marked_route(vip_af, vip, &oif, &ours, &type);
+	if (!ret && type == RTN_LOCAL) {
+		snprintf(why, whylen, "the VIP is an address of this host: a probe to it never "
+			 "leaves (remove it from the lb host)");
+		return -EADDRINUSE;
+	}
+	if (!ret && (!ours || oif != if_nametoindex(hc->ifname))) {
+		snprintf(why, whylen, "probes to the VIP are not routed by table %u (its fwmark "
+			 "rule is gone or a rule before it takes them)", FP_LB_HC_TABLE);
+		return -EHOSTUNREACH;
+	}
 
 	memcpy(r.dst, addr, af == 4 ? 4 : 16);
 	ret = fp_lb_route_oif(af, addr, &r.ifindex);

@@ -17,10 +17,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -205,8 +207,9 @@ int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 			snprintf(e.why, sizeof(e.why), "no TCP port to probe (give --port)");
 		} else {
 			if (o->hc) /* to the VIP, encapsulated to this backend */
-				e.ok = !fp_lb_hc_set(o->hc, b[i].index, b[i].be.family, b[i].be.addr,
-						     e.why, sizeof(e.why)) &&
+				e.ok = !fp_lb_hc_set(o->hc, b[i].index, vi->key.family, vi->key.addr,
+						     b[i].be.family, b[i].be.addr, e.why,
+						     sizeof(e.why)) &&
 				       !fp_lb_probe(vi->key.family, vi->key.addr, e.port,
 						    FP_LB_HC_MARK + b[i].index, o, host, e.why,
 						    sizeof(e.why));
@@ -255,4 +258,28 @@ int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 	free(v);
 	free(b);
 	return 0;
+}
+
+int fp_lb_health_claim(const char *ifname, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), n;
+
+	if (fd < 0)
+		return -errno;
+	/* an abstract name: per network namespace, gone with the process */
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "fastpath-lb-health/%s", ifname);
+	if (bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+							  1 + n))) {
+		int e = errno;
+
+		close(fd);
+		if (e == EADDRINUSE)
+			snprintf(err, errlen, "a health checker already runs on %s (one per interface: "
+				 "a second would undo the first's probe setup at exit)", ifname);
+		else
+			snprintf(err, errlen, "claiming %s's health checker: %s", ifname, strerror(e));
+		return -e;
+	}
+	return fd;
 }

@@ -65,4 +65,9 @@ int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 int fp_lb_probe(int af, const __u8 addr[16], __u16 port, __u32 mark,
 		const struct fp_lb_health_opts *o, const char *host, char *why, size_t whylen);
 
+/* One checker per interface (and network namespace): an fd to keep open
+ * while it runs, or -errno (err: a message). Released when the process
+ * ends, however it ends. */
+int fp_lb_health_claim(const char *ifname, char *err, size_t errlen);
+
 #endif

@@ -11,6 +11,10 @@
 #  - b3 without the VIP on lo: down (its server still listens on its own
 #    address: `--direct` probes, the old way, call it healthy);
 #  - b1's server stopped: down; started again: up;
+#  - the VIP on the lb host's own lo: the probe fails, saying why;
+#  - a second checker on the same interface refuses; one on a second lb
+#    interface refuses too (one per host), and that
+#    interface's unload leaves the first's probes alone;
 #  - the probes' tc filter, rule, route and pins are gone when the checker
 #    exits, also after a kill -9 once `lb unload` ran; unmarked traffic from
 #    the lb host to the backends flows while the checker runs;
@@ -159,6 +163,13 @@ check "b1's server back: up" test "$(state "$VIP:8080/tcp" 10.8.0.11)" = up
 rounds 1 --http /healthz || e2e_fail "health --http"
 check "an HTTP probe through the VIP" test "$(lastprobe 10.8.0.11)" = "ok "
 
+# the VIP on the lb host itself: the probe would be answered locally, so it fails, saying why
+ip -n "$lb" addr add "$VIP/32" dev lo
+rounds 1 || e2e_fail "health round"
+p1=$(lastprobe 10.8.0.11)
+check "a VIP of the lb host's own fails the probe ($p1)" bash -c "[[ '$p1' == 'fail the VIP is an address of this host'* ]]"
+ip -n "$lb" addr del "$VIP/32" dev lo
+
 # nothing left after the checker exits
 check "no tc filter left on the lb's interface" bash -c "! ip netns exec $lb tc filter show dev $vl egress | grep -q ."
 check "no fwmark rule left" bash -c "! ip -n $lb rule show | grep -q 0x46500000 && ! ip -n $lb -6 rule show | grep -q 0x46500000"
@@ -178,6 +189,20 @@ hc=$E2E_BG_PID
 e2e_wait_for "ip netns exec $lb tc filter show dev $vl egress | grep -q fp_lb_hc" 10 || e2e_fail "the checker did not attach"
 check "unmarked traffic from the lb host reaches a backend" \
 	ip netns exec "$lb" python3 -c 'import socket; socket.create_connection(("10.8.0.11", 8080), 2)'
+rc=0; lbcmd lb health "$vl" --count 1 >/dev/null 2>"$E2E_TMP/err2" || rc=$?
+check "a second checker on the same interface exits 1 (it would undo the first's setup)" \
+	bash -c "test $rc = 1 && grep -q 'already runs on $vl' $E2E_TMP/err2"
+check "... and the first's filter is still there" bash -c "ip netns exec $lb tc filter show dev $vl egress | grep -q fp_lb_hc"
+# a second lb interface on the host: its checker refuses, naming the first
+vx=$(e2e_name vx)
+e2e_veth "$lb" "$vx" "$lb" "$(e2e_name vy)" 10.9.0.1 10.9.0.2
+lbcmd lb load "$vx" >/dev/null || e2e_fail "lb load on a second interface"
+rc=0; lbcmd lb health "$vx" --count 1 >/dev/null 2>"$E2E_TMP/err2" || rc=$?
+check "a second interface's checker exits 1 naming the first ($(head -c 80 "$E2E_TMP/err2"))" \
+	bash -c "test $rc = 1 && grep -q 'set up for $vl already' $E2E_TMP/err2"
+lbcmd lb unload "$vx" >/dev/null || e2e_fail "lb unload of the second interface"
+check "... whose unload leaves the first's probes alone" \
+	bash -c "ip -n $lb rule show | grep -q 0x46500000 && ip -n $lb route show table 18000 | grep -q $vl"
 kill -9 "$hc" 2>/dev/null || true
 check "after kill -9: unmarked traffic still flows" \
 	ip netns exec "$lb" python3 -c 'import socket; socket.create_connection(("10.8.0.12", 8080), 2)'
