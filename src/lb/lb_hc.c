@@ -441,7 +441,7 @@ int fp_lb_hc_set(struct fp_lb_hc *hc, __u32 index, int vip_af, const __u8 vip[16
 	int ret, type;
 
 	if (vip_af == 6 && hc->no6[0]) {
-		snprintf(why, whylen, "%s", hc->no6);
+		snprintf(why, whylen, "no IPv6 probes on %s (see the warning at start)", hc->ifname);
 		return -EAFNOSUPPORT;
 	}
 	/* a VIP of this host's: the probe would be answered here, never leave */
@@ -452,8 +452,8 @@ int fp_lb_hc_set(struct fp_lb_hc *hc, __u32 index, int vip_af, const __u8 vip[16
 		return -EADDRINUSE;
 	}
 	if (!ret && (!ours || oif != if_nametoindex(hc->ifname))) {
-		snprintf(why, whylen, "probes to the VIP are not routed by table %u (its fwmark "
-			 "rule is gone or a rule before it takes them)", FP_LB_HC_TABLE);
+		snprintf(why, whylen, "marked probes to the VIP miss table %u (rule gone or "
+			 "overridden)", FP_LB_HC_TABLE);
 		return -EHOSTUNREACH;
 	}
 
