@@ -50,6 +50,12 @@ struct fp_xsk_opts {
 	 * copy. Transmit only (match must be NULL); the mode (zero-copy or
 	 * copy) is share's. Close this session before `share`. */
 	struct fp_xsk *share;
+	/* Busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL of this many us,
+	 * SO_BUSY_POLL_BUDGET 64): fp_xsk__rx_batch, with nothing in the
+	 * rings, runs the driver's NAPI itself (recvfrom) until a packet
+	 * comes or the timeout ends, instead of sleeping in poll: no wakeup
+	 * per NAPI round, but the CPU spins while it waits. 0: off. */
+	unsigned busy_poll_us;
 };
 
 /* One received packet: valid until the next fp_xsk__rx_release (or, once

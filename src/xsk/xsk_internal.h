@@ -46,6 +46,7 @@ struct fp_xsk {
 	bool tx_only;           /* no terms: nothing steered, no pipeline */
 	bool zerocopy;
 	bool shared_umem;       /* opened with .share */
+	bool busy_poll;         /* rx_batch spins on recvfrom (busy polling) */
 	unsigned n;
 	struct xsk_queue *q;
 	unsigned next;          /* the queue rx_batch starts at (round robin) */

@@ -58,6 +58,34 @@ static unsigned take(struct fp_xsk *x, struct fp_xsk_pkt *pkts, unsigned max)
 	return got;
 }
 
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Busy polling: each recvfrom runs the queue's NAPI in this thread (the
+ * kernel's SO_PREFER_BUSY_POLL), until a packet or timeout_ms (< 0: no end). */
+static int busy_wait(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, unsigned max)
+{
+	uint64_t end = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
+	unsigned got;
+
+	for (unsigned spin = 1;; spin++) {
+		for (unsigned i = 0; i < x->n; i++)
+			if (recvfrom(xsk_socket__fd(x->q[i].xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL) < 0 &&
+			    errno == EINTR)
+				return 0;
+		got = take(x, pkts, max);
+		if (got)
+			return (int)got;
+		if (!(spin % 256) && mono_ms() >= end)
+			return 0;
+	}
+}
+
 int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, unsigned max)
 {
 	struct pollfd pfd[FP_STEER_QUEUES];
@@ -69,6 +97,8 @@ int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, 
 	got = take(x, pkts, max);
 	if (got || !timeout_ms)
 		return (int)got;
+	if (x->busy_poll)
+		return busy_wait(x, timeout_ms, pkts, max);
 	for (unsigned i = 0; i < x->n; i++)
 		pfd[i] = (struct pollfd){ .fd = xsk_socket__fd(x->q[i].xsk), .events = POLLIN };
 	if (poll(pfd, x->n, timeout_ms) < 0)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <linux/if_xdp.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -186,6 +187,24 @@ static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool 
 	return 0;
 }
 
+/* The socket runs the NAPI of its queue from recvfrom (and the kernel
+ * defers that NAPI's own runs to it): see fp_xsk_opts.busy_poll_us. */
+static int busy_poll_on(struct fp_xsk *x, struct xsk_queue *q, unsigned us, char *err,
+			size_t errlen)
+{
+	int fd = xsk_socket__fd(q->xsk), one = 1, budget = 64, v = (int)us;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget))) {
+		snprintf(err, errlen, "busy polling on %s queue %u: %s", x->ifname, q->qid,
+			 strerror(errno));
+		return -errno;
+	}
+	x->busy_poll = true;
+	return 0;
+}
+
 /* A capture that runs on queue q: its pid (0: none, or its process is gone). */
 static __u32 queue_owner(const struct fp_xsk *x, __u32 qid)
 {
@@ -290,6 +309,8 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	for (unsigned i = 0; i < x->n && !ret; i++)
 		ret = o->share ? queue_open_shared(x, &x->q[i], &o->share->q[i], err, errlen)
 			       : queue_open(x, &x->q[i], frames, o->copy, err, errlen);
+	for (unsigned i = 0; i < x->n && !ret && o->busy_poll_us; i++)
+		ret = busy_poll_on(x, &x->q[i], o->busy_poll_us, err, errlen);
 	for (unsigned i = 0; i < x->n && !ret && !x->tx_only; i++) {
 		struct xsk_queue *q = &x->q[i];
 
