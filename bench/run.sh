@@ -446,6 +446,9 @@ cat "$TMP/crate.md"
 log "inject_rate"
 bash bench/inject_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/irate.md" >/dev/null || exit 1
 cat "$TMP/irate.md"
+log "forward_rate"
+bash bench/forward_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/frate.md" >/dev/null || exit 1
+cat "$TMP/frate.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 	echo "<!-- capture-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
@@ -466,6 +469,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "### Injection rate"
 	echo
 	cat "$TMP/irate.md"
+	echo
+	echo "### Forwarding rate (\`fastpath forward\` against the kernel's forwarding)"
+	echo
+	echo "Generator -> IF1 [forwarder] IF2 -> sink (XDP drop, counted). \`fastpath forward\` sends from"
+	echo "IF1's umem on IF2's socket (shared umem, copy mode on veth); the kernel forwards the same flood"
+	echo "with a Linux bridge of IF1 and IF2 (L2, the same function) and with ip_forward (L3). Goal: at"
+	echo "least the kernel's rate."
+	echo
+	cat "$TMP/frate.md"
 	echo "<!-- capture-bench:end -->"
 } >"$TMP/csection.md"
 splice capture-bench "$TMP/csection.md"
