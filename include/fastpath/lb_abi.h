@@ -27,7 +27,7 @@
 
 #include <fastpath/abi.h>
 
-#define FP_LB_ABI 1
+#define FP_LB_ABI 2
 
 #define FP_LB_MAX_VIPS          512
 #define FP_LB_MAX_BACKENDS      16384  /* (VIP, backend) pairs on an interface */
@@ -112,10 +112,13 @@ struct fp_lb_flow {
 } __attribute__((aligned(4))); /* hashed as ten words */
 FP_ABI_ASSERT(sizeof(struct fp_lb_flow) == 40);
 
+/* Written once, when the flow is recorded: a hit reads it and writes
+ * nothing (no clock read, no dirtied line; the LRU keeps its own order). */
 struct fp_lb_conn {
 	__u32 backend;         /* index into lb_backends */
 	__u32 gen;             /* the backend entry's gen when recorded */
-	__u64 atime_ns;        /* bpf_ktime_get_ns of the last packet */
+	__u32 hash;            /* fp_lb_flow_hash of the flow: a hit need not hash it */
+	__u32 pad;
 };
 FP_ABI_ASSERT(sizeof(struct fp_lb_conn) == 16);
 
