@@ -21,6 +21,7 @@
  *   lb_counters  PERCPU_ARRAY[FP_LB_C_MAX] __u64, enum fp_lb_counter
  *   lb_tx_ports  DEVMAP_HASH ifindex -> ifindex: egress ports other than
  *                the ingress one (XDP_REDIRECT); the ingress one is XDP_TX
+ * (Not pinned, BPF only: lb_hops, the next-hop cache of src/lb/lb_maps.h.)
  */
 #ifndef FASTPATH_LB_ABI_H
 #define FASTPATH_LB_ABI_H
