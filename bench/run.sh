@@ -432,6 +432,30 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/lbratesection.md"
 splice lb-rate "$TMP/lbratesection.md"
 log "wrote $DOC (lb forwarding section)"
+
+# ---- TCP connections per second end to end (issue 17): bench/lb_cps.sh,
+# wrk through fastpath lb and through nft DNAT to the same nginx backends.
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "lb_cps (wrk, $SHARED_ROUNDS rounds of ${WINDOW} s)"
+bench/lb_cps.sh -r "$SHARED_ROUNDS" -w "$WINDOW" -o "$TMP/lbcps.md" || exit 1
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- lb-cps:begin -->"
+	echo "## lb: TCP connections per second end to end (fastpath lb vs nft DNAT)"
+	echo
+	made_by
+	echo
+	echo "Command: \`bench/lb_cps.sh -r $SHARED_ROUNDS -w $WINDOW\`. The topology of tests/e2e/lb_traffic.sh"
+	echo "(client, lb host and three nginx backends on one bridge); wrk, one thread, 32 connections,"
+	echo "\`Connection: close\` (a TCP connection per request); fastpath lb (IPIP, \`fastpath decap\`,"
+	echo "direct server return) against nft DNAT with a jhash (the answers come back through it)."
+	echo "Client, lb and backends share the machine's CPUs: read the paired ratio, not the rates."
+	echo
+	cat "$TMP/lbcps.md"
+	echo "<!-- lb-cps:end -->"
+} >"$TMP/lbcpssection.md"
+splice lb-cps "$TMP/lbcpssection.md"
+log "wrote $DOC (lb connections section)"
 fi
 
 # ---- capture bench (issue 18): `bench/capture_rate.sh` (zero-loss capture
