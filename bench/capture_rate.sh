@@ -13,6 +13,14 @@
 #   tcpdump     `tcpdump -w FILE udp port 11211` (AF_PACKET, default ring).
 #   tcpdump_B   the same with `-B 262144` (a 256 MiB ring).
 #   fp_pass     `fastpath dump` of every packet (filter `pass udp dport 11211`).
+# ablations of fp_capture (not in the default targets):
+#   fp_capture_ring2k  with --ring 2048 (the RX ring of the first version)
+#   fp_capture_busy    with --busy-poll 50 (the process runs the NAPI)
+#   fp_capture_null    writing to /dev/null: the floor of AF_XDP receive
+#               plus pcap formatting, without the file (its count is the
+#               tool's own: no file to read back).
+# FP_CAPTURE_ARGS (environment): more arguments for fastpath capture
+# (e.g. "--ring 2048" to compare ring sizes).
 #   xdpdump     `xdpdump -i IFACE --load-xdp-program -w FILE`.
 #
 # Method: bench/dump_rate.sh's (the veth lab, generator on CPU0, the
@@ -44,7 +52,7 @@ for p in $LADDER; do
 	[[ $p =~ ^[0-9]+$ ]] && (( p >= 1000 )) || { echo "capture_rate: bad rate '$p' in -l" >&2; exit 2; }
 done
 for t in $TARGETS; do
-	case $t in fp_capture|tcpdump|tcpdump_B|fp_drop|fp_pass|xdpdump) ;; *) echo "capture_rate: unknown target '$t'" >&2; exit 2 ;; esac
+	case $t in fp_capture|fp_capture_null|fp_capture_ring2k|fp_capture_busy|tcpdump|tcpdump_B|fp_drop|fp_pass|xdpdump) ;; *) echo "capture_rate: unknown target '$t'" >&2; exit 2 ;; esac
 done
 . "$REPO/bench/veth_lab.sh"
 veth_lab_require capture_rate cr capinfos xdpdump tcpdump "$FP"
@@ -90,7 +98,7 @@ jnum() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$2" | head -n1; }
 
 setup() {
 	case $1 in
-	fp_capture) ;;  # the capture loads the pipeline and its stage itself
+	fp_capture*) ;;  # the capture loads the pipeline and its stage itself
 	fp_*) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/$1.rules" >/dev/null ;;
 	esac
 }
@@ -111,7 +119,14 @@ start_tool() {
 	local o=$TMP/tool.out e=$TMP/tool.err
 	case $T in
 	fp_capture) ip netns exec "$NSR" taskset -c 1 "$FP" --bpffs "$TMP/bpffs" -j capture "$IFR" \
-			--match "udp dport $PORT" -w "$1" >"$o" 2>"$e" & ;;
+			--match "udp dport $PORT" ${FP_CAPTURE_ARGS:-} -w "$1" >"$o" 2>"$e" & ;;
+	fp_capture_*)
+		local a=${FP_CAPTURE_ARGS:-} w=$1
+		case $T in
+		*_null) w=/dev/null ;; *_ring2k) a="$a --ring 2048" ;; *_busy) a="$a --busy-poll 50" ;;
+		esac
+		ip netns exec "$NSR" taskset -c 1 "$FP" --bpffs "$TMP/bpffs" -j capture "$IFR" \
+			--match "udp dport $PORT" $a -w "$w" >"$o" 2>"$e" & ;;
 	tcpdump) ip netns exec "$NSR" taskset -c 1 tcpdump -i "$IFR" -n -w "$1" "udp port $PORT" \
 			>"$o" 2>"$e" & ;;
 	tcpdump_B) ip netns exec "$NSR" taskset -c 1 tcpdump -i "$IFR" -n -B 262144 -w "$1" \
@@ -134,7 +149,7 @@ wait_ready() {
 		kill -0 "$TOOL_PID" 2>/dev/null || return 1
 		case $T in
 		xdpdump|tcpdump*) grep -q 'listening on' "$TMP/tool.out" "$TMP/tool.err" && { sleep 0.3; return 0; } ;;
-		fp_capture) grep -q 'capturing on' "$TMP/tool.err" && { sleep 0.3; return 0; } ;;
+		fp_capture*) grep -q 'capturing on' "$TMP/tool.err" && { sleep 0.3; return 0; } ;;
 		*) (( i >= 10 )) && return 0 ;;
 		esac
 		sleep 0.1
@@ -191,7 +206,7 @@ rung() {
 	sent=$(jnum sent "$TMP/gen.json"); secs=$(jnum seconds "$TMP/gen.json")
 	[[ -n $sent && -n $secs ]] || { log "$T: generator failed: $(cat "$TMP/gen.json" "$TMP/gen.err")"; exit 1; }
 	case $T in
-	fp_capture) written=$(jnum written "$TMP/tool.out"); lost=$(jnum lost "$TMP/tool.out")
+	fp_capture*) written=$(jnum written "$TMP/tool.out"); lost=$(jnum lost "$TMP/tool.out")
 	      sampled=$(( ${written:-0} + ${lost:-0} )) ;;
 	tcpdump*)
 		written=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$TMP/tool.err" | head -n1)
@@ -205,6 +220,7 @@ rung() {
 		sampled=$(( ${written:-0} + ${lost:-0} )) ;;
 	esac
 	file=$(capinfos -M -c "$out" 2>/dev/null | awk -F': *' '/Number of packets/ { print $2 }')
+	[[ $T == fp_capture_null ]] && file=$written # no file: its own count
 	rm -f "$out"
 	if [[ -z $written || -z $lost || -z $sampled ]]; then
 		why=${why:-"no counts from the tool: $(tail -n 2 "$TMP/tool.err" | tr '\n' ' ')"}
@@ -270,7 +286,10 @@ done
 # Summary and every rung.
 name() {
 	case $1 in
-	fp_capture) echo 'fastpath capture --match (AF_XDP, copy mode)' ;;
+	fp_capture) echo "fastpath capture --match (AF_XDP, copy mode)${FP_CAPTURE_ARGS:+ $FP_CAPTURE_ARGS}" ;;
+	fp_capture_null) echo "ablation: fastpath capture -w /dev/null${FP_CAPTURE_ARGS:+ $FP_CAPTURE_ARGS}" ;;
+	fp_capture_ring2k) echo "ablation: fastpath capture --ring 2048${FP_CAPTURE_ARGS:+ $FP_CAPTURE_ARGS}" ;;
+	fp_capture_busy) echo "fastpath capture --busy-poll 50${FP_CAPTURE_ARGS:+ $FP_CAPTURE_ARGS}" ;;
 	tcpdump) echo 'tcpdump (AF_PACKET, default ring)' ;;
 	tcpdump_B) echo 'tcpdump -B 262144' ;;
 	fp_drop) echo 'fastpath dump --drops (filter drops the flood)' ;;
@@ -309,7 +328,7 @@ name() {
 		       $11 == 0 ? "zero loss" : "failed: " w
 	}'
 	echo
-	echo "Command: \`bench/capture_rate.sh -w $WINDOW -l \"$LADDER\" -b $STEPS -B $BUDGET -t \"$TARGETS\"\`${STOPPED:+ (stopped by the ${BUDGET} s budget)}."
+	echo "Command: ${FP_CAPTURE_ARGS:+FP_CAPTURE_ARGS=\"$FP_CAPTURE_ARGS\" }\`bench/capture_rate.sh -w $WINDOW -l \"$LADDER\" -b $STEPS -B $BUDGET -t \"$TARGETS\"\`${STOPPED:+ (stopped by the ${BUDGET} s budget)}."
 	echo "Tools: \`fastpath -j capture IFACE --match 'udp dport $PORT' -w FILE\` (pcap); \`tcpdump -w FILE 'udp port $PORT'\`"
 	echo "(and \`-B 262144\`); \`fastpath -j dump IFACE -w FILE\` (fp_pass) on"
 	echo "\`fastpath filter load\` of \`drop|pass udp dport $PORT\`; \`xdpdump -i IFACE --load-xdp-program -w FILE\`;"

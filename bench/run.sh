@@ -432,6 +432,30 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/lbratesection.md"
 splice lb-rate "$TMP/lbratesection.md"
 log "wrote $DOC (lb forwarding section)"
+
+# ---- TCP connections per second end to end (issue 17): bench/lb_cps.sh,
+# wrk through fastpath lb and through nft DNAT to the same nginx backends.
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "lb_cps (wrk, $SHARED_ROUNDS rounds of ${WINDOW} s)"
+bench/lb_cps.sh -r "$SHARED_ROUNDS" -w "$WINDOW" -o "$TMP/lbcps.md" || exit 1
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- lb-cps:begin -->"
+	echo "## lb: TCP connections per second end to end (fastpath lb vs nft DNAT)"
+	echo
+	made_by
+	echo
+	echo "Command: \`bench/lb_cps.sh -r $SHARED_ROUNDS -w $WINDOW\`. The topology of tests/e2e/lb_traffic.sh"
+	echo "(client, lb host and three nginx backends on one bridge); wrk, one thread, 32 connections,"
+	echo "\`Connection: close\` (a TCP connection per request); fastpath lb (IPIP, \`fastpath decap\`,"
+	echo "direct server return) against nft DNAT with a jhash (the answers come back through it)."
+	echo "Client, lb and backends share the machine's CPUs: read the paired ratio, not the rates."
+	echo
+	cat "$TMP/lbcps.md"
+	echo "<!-- lb-cps:end -->"
+} >"$TMP/lbcpssection.md"
+splice lb-cps "$TMP/lbcpssection.md"
+log "wrote $DOC (lb connections section)"
 fi
 
 # ---- capture bench (issue 18): `bench/capture_rate.sh` (zero-loss capture
@@ -446,6 +470,9 @@ cat "$TMP/crate.md"
 log "inject_rate"
 bash bench/inject_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/irate.md" >/dev/null || exit 1
 cat "$TMP/irate.md"
+log "forward_rate"
+bash bench/forward_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/frate.md" >/dev/null || exit 1
+cat "$TMP/frate.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 	echo "<!-- capture-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
@@ -466,6 +493,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "### Injection rate"
 	echo
 	cat "$TMP/irate.md"
+	echo
+	echo "### Forwarding rate (\`fastpath forward\` against the kernel's forwarding)"
+	echo
+	echo "Generator -> IF1 [forwarder] IF2 -> sink (XDP drop, counted). \`fastpath forward\` sends from"
+	echo "IF1's umem on IF2's socket (shared umem, copy mode on veth); the kernel forwards the same flood"
+	echo "with a Linux bridge of IF1 and IF2 (L2, the same function) and with ip_forward (L3). Goal: at"
+	echo "least the kernel's rate."
+	echo
+	cat "$TMP/frate.md"
 	echo "<!-- capture-bench:end -->"
 } >"$TMP/csection.md"
 splice capture-bench "$TMP/csection.md"

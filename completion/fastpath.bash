@@ -115,7 +115,7 @@ _fastpath() {
 			elif [[ ${#args[@]} == 2 ]]; then COMPREPLY=($(compgen -W "$(lbl "${args[1]}" vip)" -- "$cur"))
 			elif [[ ${#args[@]} == 3 && ${args[0]} != add ]]; then
 				COMPREPLY=($(compgen -W "$(lbl "${args[1]}" backend)" -- "$cur")); fi ;;
-		health) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--interval --rise --fall --timeout --port --http --expect --count' -- "$cur"))
+		health) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--interval --rise --fall --timeout --port --http --expect --direct --count' -- "$cur"))
 			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
 		stats) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--watch --count' -- "$cur"))
 			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;

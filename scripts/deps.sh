@@ -18,7 +18,7 @@ build=(clang llvm make pkg-config gcc libc6-dev linux-libc-dev bpftool
        libbpf-dev libxdp-dev libpcap-dev libjansson-dev libmicrohttpd-dev libssl-dev)
 test=(libcmocka-dev libclang-rt-14-dev iproute2 iputils-ping ethtool iptables nftables
       tcpdump tshark python3-scapy curl prometheus util-linux nginx openssl)
-bench=(iproute2 ethtool nftables xdp-tools tcpdump tcpreplay python3-scapy wrk haproxy nginx)
+bench=(iproute2 ethtool nftables xdp-tools tcpdump tcpreplay python3-scapy wrk haproxy nginx curl)
 demo=(iproute2 ethtool curl python3-scapy nginx)
 
 pkgs=()

@@ -21,13 +21,14 @@
  *   lb_counters  PERCPU_ARRAY[FP_LB_C_MAX] __u64, enum fp_lb_counter
  *   lb_tx_ports  DEVMAP_HASH ifindex -> ifindex: egress ports other than
  *                the ingress one (XDP_REDIRECT); the ingress one is XDP_TX
+ * (Not pinned, BPF only: lb_hops, the next-hop cache of src/lb/lb_maps.h.)
  */
 #ifndef FASTPATH_LB_ABI_H
 #define FASTPATH_LB_ABI_H
 
 #include <fastpath/abi.h>
 
-#define FP_LB_ABI 1
+#define FP_LB_ABI 2
 
 #define FP_LB_MAX_VIPS          512
 #define FP_LB_MAX_BACKENDS      16384  /* (VIP, backend) pairs on an interface */
@@ -112,10 +113,13 @@ struct fp_lb_flow {
 } __attribute__((aligned(4))); /* hashed as ten words */
 FP_ABI_ASSERT(sizeof(struct fp_lb_flow) == 40);
 
+/* Written once, when the flow is recorded: a hit reads it and writes
+ * nothing (no clock read, no dirtied line; the LRU keeps its own order). */
 struct fp_lb_conn {
 	__u32 backend;         /* index into lb_backends */
 	__u32 gen;             /* the backend entry's gen when recorded */
-	__u64 atime_ns;        /* bpf_ktime_get_ns of the last packet */
+	__u32 hash;            /* fp_lb_flow_hash of the flow: a hit need not hash it */
+	__u32 pad;
 };
 FP_ABI_ASSERT(sizeof(struct fp_lb_conn) == 16);
 

@@ -43,14 +43,30 @@ struct fp_xsk_opts {
 	int queue;             /* an RX queue, or FP_XSK_ALL_QUEUES */
 	bool copy;             /* copy mode even where zero-copy is offered */
 	uint32_t frames;       /* umem frames per queue, half for RX (0: 4096) */
+	/* Transmit from this session's umem (XDP_SHARED_UMEM): one socket
+	 * per socket of `share`, socket i on queue `queue` + i (0 + i with
+	 * FP_XSK_ALL_QUEUES), with fill and completion rings of its own, so
+	 * that fp_xsk__forward sends share's received frames without a
+	 * copy. Transmit only (match must be NULL); the mode (zero-copy or
+	 * copy) is share's. Close this session before `share`. */
+	struct fp_xsk *share;
+	/* Busy polling (SO_PREFER_BUSY_POLL, SO_BUSY_POLL of this many us,
+	 * SO_BUSY_POLL_BUDGET 64): fp_xsk__rx_batch, with nothing in the
+	 * rings, runs the driver's NAPI itself (recvfrom) until a packet
+	 * comes or the timeout ends, instead of sleeping in poll: no wakeup
+	 * per NAPI round, but the CPU spins while it waits. 0: off. */
+	unsigned busy_poll_us;
 };
 
-/* One received packet: valid until the next fp_xsk__rx_release. */
+/* One received packet: valid until the next fp_xsk__rx_release (or, once
+ * given to fp_xsk__forward, until the kernel has sent it). data may be
+ * edited in place (e.g. the MACs, before forwarding it). */
 struct fp_xsk_pkt {
-	const uint8_t *data;
+	uint8_t *data;
 	uint32_t len;
 	uint32_t queue;        /* the RX queue it came from */
 	uint64_t ts_ns;        /* CLOCK_REALTIME when its batch was taken */
+	uint64_t addr;         /* its place in the umem (for fp_xsk__forward) */
 };
 
 /*
@@ -80,6 +96,15 @@ int fp_xsk__rx(struct fp_xsk *x, int timeout_ms, unsigned max, fp_xsk_rx_fn fn, 
  * fp_xsk__tx_flush. -EAGAIN when the TX ring or frames are all in use
  * (call again), -EMSGSIZE when the frame does not fit one umem frame. */
 int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len);
+/* Sends a received packet p of session `from` without a copy: its frame
+ * goes on the TX ring of out's socket that shares the umem of p's queue
+ * (out opened with .share = from, or out == from: back out of the queue
+ * it came in on), and back to from's fill ring once the kernel has sent
+ * it, not at fp_xsk__rx_release. The kernel is kicked as by fp_xsk__tx.
+ * -EAGAIN: out's TX ring is full (kick, reclaim, call again, or leave
+ * the frame to fp_xsk__rx_release, which then recycles it); -EXDEV: out
+ * has no socket on that umem. */
+int fp_xsk__forward(struct fp_xsk *out, struct fp_xsk *from, const struct fp_xsk_pkt *p);
 /* Kicks the kernel to send what is queued (after a batch, or a paced frame). */
 int fp_xsk__tx_flush(struct fp_xsk *x);
 /* Frames sent so far that the kernel has not completed yet. */
@@ -104,8 +129,11 @@ unsigned fp_xsk__n_queues(const struct fp_xsk *x);
 unsigned fp_xsk__queue_id(const struct fp_xsk *x, unsigned qi);
 /* The interface's MTU (0: unknown). */
 unsigned fp_xsk__mtu(const struct fp_xsk *x);
-/* Whether the driver gave zero-copy (else copy mode). */
+/* Whether the driver gave zero-copy (else copy mode), as the bound
+ * sockets report it (XDP_OPTIONS); veth gives copy mode. */
 bool fp_xsk__zerocopy(const struct fp_xsk *x);
+/* Whether the session transmits from another session's umem (.share). */
+bool fp_xsk__shares_umem(const struct fp_xsk *x);
 
 /* Stops steering: the session's sockets leave the stage's map, so the
  * matching packets go on to the stack (counted no_socket); what the RX

@@ -28,7 +28,8 @@
 
 #define CAP_BUF      (256 * 1024) /* FILE buffer of -w FILE */
 #define CAP_FLUSH_MS 100          /* a file lags at most this (and a buffer) */
-#define CAP_BATCH    64
+#define CAP_BATCH    256          /* fp_xsk__rx's most */
+#define CAP_RING     16384        /* RX and fill ring entries per queue */
 
 static volatile sig_atomic_t stop;
 
@@ -188,9 +189,10 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 		{ "queue", required_argument, NULL, 'q' }, { "count", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' }, { "snaplen", required_argument, NULL, 'S' },
 		{ "format", required_argument, NULL, 'f' }, { "copy", no_argument, NULL, 'C' },
+		{ "ring", required_argument, NULL, 'R' }, { "busy-poll", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fp_xsk_opts o = { .bpffs = cli->bpffs, .queue = 0 };
+	struct fp_xsk_opts o = { .bpffs = cli->bpffs, .queue = 0, .frames = 2 * CAP_RING };
 	struct cap_out k = { .snaplen = 65535 };
 	struct fp_xsk_stats s;
 	struct fp_xsk *x = NULL;
@@ -251,6 +253,19 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 			break;
 		case 'C':
 			o.copy = true;
+			break;
+		case 'R':
+			/* the umem holds as many TX frames again (unused here) */
+			if (parse_u64(optarg, &v, 1u << 18) || v < 64 || (v & (v - 1)))
+				return cli_usage(cli, "--ring takes a power of two 64..262144, not '%s'",
+						 optarg);
+			o.frames = 2 * (uint32_t)v;
+			break;
+		case 'B':
+			if (parse_u64(optarg, &v, 1000000) || !v)
+				return cli_usage(cli, "--busy-poll takes microseconds 1..1000000, not '%s'",
+						 optarg);
+			o.busy_poll_us = (unsigned)v;
 			break;
 		case ':':
 			if (optopt == 'w' || !strcmp(argv[optind - 1], "--write"))
@@ -326,7 +341,7 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 	 * packet redirected just before the stop reaches its ring at the end
 	 * of that NAPI poll: the drain ends only after 20 ms bring nothing. */
 	fp_xsk__stop(x);
-	for (unsigned i = 0; i < 2 * 4096 * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
+	for (unsigned i = 0; i < 2 * o.frames * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
 			     (n = fp_xsk__rx(x, 20, CAP_BATCH, cap_write, &k)) > 0; i++)
 		;
 	fp_xsk__stats(x, &s);
@@ -360,7 +375,7 @@ out:
 static const struct cli_verb capture_cmd = {
 	"capture",
 	"IFACE --match TERMS -w FILE|- [--queue N|all] [--count N] [--duration S] "
-	"[--snaplen N] [--format pcap|pcapng] [--copy]",
+	"[--snaplen N] [--format pcap|pcapng] [--ring N] [--busy-poll US] [--copy]",
 	"take matching packets away from the stack into AF_XDP, to pcap", capture_run,
 	"       The pipeline's steer stage redirects the packets the terms match to an AF_XDP\n"
 	"       socket of their RX queue; everything else goes on to the stack. Unlike dump,\n"
@@ -373,6 +388,10 @@ static const struct cli_verb capture_cmd = {
 	"                           SIGTERM, SIGHUP, or the reader of - going away)\n"
 	"         --snaplen N       bytes kept of each packet (14..65535, default 65535)\n"
 	"         --format F        pcap (default, ns timestamps) or pcapng\n"
+	"         --ring N          RX ring entries per queue (power of two, default 16384;\n"
+	"                           the umem takes 2N 2 KiB frames): room for bursts\n"
+	"         --busy-poll US    run the queue's NAPI from this process (SO_PREFER_BUSY_POLL,\n"
+	"                           SO_BUSY_POLL US) instead of sleeping: spins a CPU\n"
 	"         --copy            copy mode even where the driver offers zero-copy\n"
 	"       At exit (-j: a JSON document): received, written, lost (with the socket's\n"
 	"       causes: rx ring full, dropped, fill ring empty) and the matching packets\n"

@@ -4,8 +4,11 @@
  * forwarder on the xsk sessions (the way xdpsock's l2fwd is): the packets
  * the terms match on IFACE_IN are taken from the stack (steer stage) and
  * sent out of IFACE_OUT (or IFACE_IN again) through AF_XDP TX, the MACs
- * swapped with --swap-mac; everything unmatched stays on the stack. Each
- * frame is copied once into the TX umem (the sessions have a umem each).
+ * swapped with --swap-mac (in place); everything unmatched stays on the
+ * stack. No copy in user space: IFACE_OUT's socket shares IFACE_IN's umem
+ * (XDP_SHARED_UMEM), a received frame goes on the TX ring as it is and
+ * back to the fill ring once sent. Where sharing is refused, each frame
+ * is copied into a TX frame of IFACE_OUT's own umem, and the report says so.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -49,17 +52,28 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Sends one frame, spinning a bounded while on a full ring; 0 or -errno. */
-static int send_one(struct fp_xsk *out, unsigned qi, const uint8_t *data, uint32_t len)
+/* Sends one frame, without a copy (its own frame on a TX ring sharing its
+ * umem) or copied, spinning a bounded while on a full ring; 0 or -errno. */
+static int send_one(struct fp_xsk *out, struct fp_xsk *in, bool zc, unsigned qi,
+		    const struct fp_xsk_pkt *p)
 {
 	int ret;
 
 	for (int i = 0; i < 100000; i++) {
-		ret = fp_xsk__tx(out, qi, data, len);
+		ret = zc ? fp_xsk__forward(out, in, p) : fp_xsk__tx(out, qi, p->data, p->len);
 		if (ret != -EAGAIN)
 			return ret;
 	}
 	return -EAGAIN;
+}
+
+static void swap_mac(uint8_t *d)
+{
+	uint8_t t[6];
+
+	memcpy(t, d, 6);
+	memcpy(d, d + 6, 6);
+	memcpy(d + 6, t, 6);
 }
 
 static int forward_run(struct cli *cli, int argc, char **argv)
@@ -72,15 +86,15 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 	struct fp_xsk_opts in_o = { .bpffs = cli->bpffs, .queue = 0 };
 	struct fp_xsk_opts out_o = { .bpffs = cli->bpffs, .queue = 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct fp_xsk *in = NULL, *out = NULL;
+	struct fp_xsk *in = NULL, *out = NULL, *tx;
 	struct fp_xsk_stats si, so;
 	struct fp_xsk_pkt pkts[64];
 	uint64_t v, limit = 0, duration = 0, queued = 0, failed = 0;
 	const char *ifin, *ifout;
-	bool swap = false, same;
-	uint8_t buf[2048];
+	bool swap = false, same, zc = true;
+	const char *path;
 	double t0, end;
-	char err[512];
+	char err[512], why[512] = "";
 	int c, n, ret;
 
 	optind = 0;
@@ -140,18 +154,30 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 		return ret == -ERANGE || ret == -EINVAL ? cli_usage(cli, "%s", err)
 							: cli_fail(cli, "%s", err);
 	if (!same) {
-		ret = fp_xsk__open(ifout, &out_o, &out, err, sizeof(err));
+		/* the output socket on the input's umem; a umem of its own (and
+		 * a copy per frame) only where the kernel refuses that */
+		out_o.share = in;
+		ret = fp_xsk__open(ifout, &out_o, &out, why, sizeof(why));
+		if (ret) {
+			zc = false;
+			out_o.share = NULL;
+			ret = fp_xsk__open(ifout, &out_o, &out, err, sizeof(err));
+		}
 		if (ret) {
 			ret = cli_fail(cli, "%s", err);
 			goto done;
 		}
 	}
+	tx = same ? in : out;
+	path = !zc ? "copied" : same ? "same umem" : "shared umem";
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (!out_is_json())
-		fprintf(stderr, "forwarding %s -> %s (%s)\n", ifin, ifout,
-			fp_xsk__zerocopy(in) ? "zero-copy" : "copy mode");
+	/* on stderr in every mode: scripts wait for it */
+	if (!zc)
+		fprintf(stderr, "no shared umem (%s): each frame is copied\n", why);
+	fprintf(stderr, "forwarding %s -> %s (%s, %s)\n", ifin, ifout,
+		fp_xsk__zerocopy(in) ? "zero-copy" : "copy mode", path);
 	t0 = now_s();
 	while (!stop && !(limit && queued + failed >= limit) &&
 	       !(duration && now_s() - t0 >= duration)) {
@@ -159,28 +185,17 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 		if (n < 0)
 			break;
 		for (int i = 0; i < n && !(limit && queued + failed >= limit); i++) {
-			const uint8_t *d = pkts[i].data;
-			unsigned qi = 0;
-
-			if (swap && pkts[i].len >= 12 && pkts[i].len <= sizeof(buf)) {
-				memcpy(buf, d, pkts[i].len);
-				memcpy(buf, d + 6, 6);
-				memcpy(buf + 6, d, 6);
-				d = buf;
-			}
-			/* back out of the same interface: the socket of its own queue */
-			for (unsigned k = 0; same && k < fp_xsk__n_queues(in); k++)
-				if (fp_xsk__queue_id(in, k) == pkts[i].queue)
-					qi = k;
-			if (send_one(same ? in : out, qi, d, pkts[i].len))
-				failed++;
+			if (swap && pkts[i].len >= 12)
+				swap_mac(pkts[i].data); /* in place: the frame is sent as it is */
+			if (send_one(tx, in, zc, 0, &pkts[i]))
+				failed++; /* left to rx_release, which recycles it */
 			else
 				queued++;
 		}
-		fp_xsk__tx_flush(same ? in : out); /* the batch goes now */
+		fp_xsk__tx_flush(tx); /* the batch goes now */
 		fp_xsk__rx_release(in);
 	}
-	for (end = now_s() + 2; fp_xsk__tx_pending(same ? in : out) && now_s() < end;)
+	for (end = now_s() + 2; fp_xsk__tx_pending(tx) && now_s() < end;)
 		;
 	fp_xsk__stats(in, &si);
 	if (!same)
@@ -191,6 +206,10 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 		out_obj_begin();
 		out_str("in", ifin);
 		out_str("out", ifout);
+		out_str("mode", fp_xsk__zerocopy(in) ? "zero-copy" : "copy");
+		out_str("path", path);
+		if (!zc)
+			out_str("no_shared_umem", why);
 		out_u64("received", si.received);
 		out_u64("forwarded", so.sent);
 		out_u64("failed", failed + (queued - so.sent));
@@ -205,8 +224,8 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 	}
 	ret = CLI_OK;
 done:
+	fp_xsk__close(out); /* it may be on in's umem: first */
 	fp_xsk__close(in);
-	fp_xsk__close(out);
 	return ret;
 }
 
@@ -216,12 +235,15 @@ static const struct cli_verb forward_cmd = {
 	"forward matching packets from one interface to another through AF_XDP", forward_run,
 	"       The packets the terms match on IFACE_IN are taken from the stack (the steer\n"
 	"       stage) and sent out of IFACE_OUT (IFACE_IN again if both are the same) through\n"
-	"       AF_XDP TX; everything unmatched stays on the stack.\n"
+	"       AF_XDP TX; everything unmatched stays on the stack. No copy in user space:\n"
+	"       IFACE_OUT's socket shares IFACE_IN's umem (a copy per frame only where the\n"
+	"       kernel refuses that: said at start). veth gives copy mode (kernel copies).\n"
 	"         --match TERMS     the terms of the rule language ('udp dport 9000')\n"
 	"         --swap-mac        swap the source and destination MAC of each frame\n"
 	"         --queue N|all     IFACE_IN's RX queue (default 0), or every queue\n"
 	"         --count N, --duration S   stop after N frames or S seconds (or a signal)\n"
-	"       Reports received, forwarded (completed by the kernel), failed, lost.\n"
+	"       Reports the mode and path, received, forwarded (completed by the kernel),\n"
+	"       failed, lost.\n"
 	"       Example: fastpath forward eth0 eth1 --match 'udp dport 4789'\n",
 };
 

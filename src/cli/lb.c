@@ -409,9 +409,12 @@ static const struct cli_verb lb_verbs[] = {
 	  "backend, and the packets not forwarded by cause", lb_do_stats,
 	  "Examples:\n  fastpath lb stats eth0\n  fastpath lb stats eth0 --watch 2" },
 	{ "health", "IFACE [--interval S] [--rise N] [--fall N] [--timeout MS] [--port P] "
-	  "[--http PATH [--expect CODE]] [--count N]",
+	  "[--http PATH [--expect CODE]] [--direct] [--count N]",
 	  "probe every backend (TCP connect to the VIP's port, or an HTTP GET) every S "
-	  "seconds (default 2); down after N failures in a row (--fall, default 3), up after "
+	  "seconds (default 2), as clients reach it: to the VIP, encapsulated to the backend "
+	  "(a tc egress program on IFACE takes probes marked 0x46500000 + backend index; "
+	  "--direct: to the backend's own address instead); "
+	  "down after N failures in a row (--fall, default 3), up after "
 	  "N successes (--rise, default 2); state pinned, so a restart changes nothing; "
 	  "prints each change (each probe with -v or --count)", lb_do_health,
 	  "Examples:\n"

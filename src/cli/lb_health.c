@@ -3,6 +3,8 @@
  * `fastpath lb health IFACE`: the health checker in the foreground (a
  * systemd unit runs it: systemd/fastpath-lb-health@.service). One line a
  * probe with -v or --count, else one line a change (JSON Lines with -j).
+ * Unless --direct, it attaches the encapsulating tc program and the
+ * probes' routing at start (lb_hc_user.h) and removes them at exit.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/lb_cli.h"
+#include "lb/lb_hc_user.h"
 #include "lb/lb_health.h"
 
 static volatile sig_atomic_t stop;
@@ -59,11 +62,14 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 		{ "fall", required_argument, NULL, 'f' }, { "timeout", required_argument, NULL, 't' },
 		{ "port", required_argument, NULL, 'p' }, { "http", required_argument, NULL, 'h' },
 		{ "expect", required_argument, NULL, 'e' }, { "count", required_argument, NULL, 'n' },
+		{ "direct", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_lb_health_opts o = { .rise = 2, .fall = 3, .timeout_ms = 1000, .expect = 200 };
 	struct show s = { .every = cli->verbose > 0 };
 	double interval = 2;
+	bool direct = false;
+	int claim;
 	long count = 0;
 	struct fp_lb *lb;
 	char *end, err[512];
@@ -78,6 +84,10 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 			if (*end || !(interval >= 0.05 && interval <= 3600))
 				return cli_usage(cli, "--interval takes seconds 0.05..3600, not '%s'",
 						 optarg);
+			continue;
+		}
+		if (c == 'd') {
+			direct = true;
 			continue;
 		}
 		if (c == 'h') {
@@ -127,18 +137,27 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, "expected IFACE");
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))
 		return ret;
+	if ((claim = fp_lb_health_claim(argv[optind], err, sizeof(err))) < 0) {
+		fp_lb__close(lb);
+		return cli_fail(cli, "%s", err);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (!direct && (ret = fp_lb_hc_up(lb, &o.hc, err, sizeof(err)))) {
+		fp_lb__close(lb);
+		close(claim);
+		return cli_fail(cli, "%s", err);
+	}
+	if (o.hc && o.hc->no6[0])
+		out_warn("%s", o.hc->no6);
 	for (long round = 0; !stop; round++) {
 		struct timespec t0, t1;
 		double left;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		ret = fp_lb_health_round(lb, &o, emit, &s, err, sizeof(err));
-		if (ret) {
-			fp_lb__close(lb);
-			return cli_fail(cli, "%s", err);
-		}
+		if (ret)
+			break;
 		fflush(stdout);
 		if (count && round + 1 >= count)
 			break;
@@ -147,6 +166,11 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 		if (left > 0 && !stop)
 			usleep((useconds_t)(left * 1e6));
 	}
+	if (o.hc) {
+		fp_lb_hc_down(o.hc->ifname, o.hc->dir);
+		fp_lb_hc_close(o.hc);
+	}
 	fp_lb__close(lb);
-	return CLI_OK;
+	close(claim);
+	return ret ? cli_fail(cli, "%s", err) : CLI_OK;
 }

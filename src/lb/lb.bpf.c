@@ -113,7 +113,7 @@ static __always_inline __u32 lb_forward(struct xdp_md *ctx, const struct fp_pkt 
 	if (lb_save_l2(ctx, &l2, pkt->n_vlan))
 		return FP_LB_C_ERROR;
 
-	switch (lb_fib(ctx, &fib, s, osrc, pkt->len + outer, pkt->l3)) {
+	switch (lb_next_hop(ctx, &fib, s, osrc, pkt->len + outer, pkt->l3)) {
 	case BPF_FIB_LKUP_RET_SUCCESS:
 		rc = lb_encap(ctx, pkt, s, &l2, fib.dmac, fib.smac, osrc);
 		if (rc != LB_GO)

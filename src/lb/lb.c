@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lb/lb_hc_user.h"
 #include "lb/lb_internal.h"
 #include "lb.skel.h"
 
@@ -155,7 +156,11 @@ int fp_lb__unload(const char *ifname, const char *bpffs, struct fp_unload_report
 		  char *err, size_t errlen)
 {
 	bool gone = false;
+	char dir[PATH_MAX];
 
+	/* a health checker's encapsulating tc program and probe routing */
+	snprintf(dir, sizeof(dir), "%s/%s/%s", fp_bpffs_root(bpffs), ifname, fp_stage_lb.name);
+	fp_lb_hc_down(ifname, dir);
 	return fp_pipeline__remove_stage(ifname, bpffs, &fp_stage_lb, &gone, r, err, errlen);
 }
 

@@ -12,6 +12,7 @@
 #define FP_LB_ENCAP_H
 
 #include "lb_pkt.h"
+#include "lb_maps.h"
 
 /* The frame's Ethernet header and tags, saved before the head moves. */
 struct lb_l2 {
@@ -235,6 +236,48 @@ static __always_inline int lb_fib(struct xdp_md *ctx, struct bpf_fib_lookup *fib
 		lb_copy16(fib->ipv6_dst, s->be.addr);
 	}
 	return bpf_fib_lookup(ctx, fib, sizeof(*fib), 0);
+}
+
+/*
+ * lb_fib through the next-hop cache (lb_maps.h, lb_hops): a fresh entry
+ * for this backend address and ingress port that passed a packet at least
+ * this long answers BPF_FIB_LKUP_RET_SUCCESS with fib->dmac, smac and
+ * ifindex filled (the rest of *fib unset); otherwise the lookup, whose
+ * success is kept: a new entry when the old one is stale or another's, a
+ * longer ok_len (not a new stamp) when it is only a longer packet's.
+ */
+static __always_inline int lb_next_hop(struct xdp_md *ctx, struct bpf_fib_lookup *fib,
+				       const struct lb_state *s, const __u8 *osrc,
+				       __u32 tot_len, __u8 inner_l3)
+{
+	__u32 i = s->be_index;
+	struct lb_hop *h = bpf_map_lookup_elem(&lb_hops, &i);
+	__u64 now = bpf_ktime_get_coarse_ns();
+	int same, rc;
+
+	same = h && h->iif == ctx->ingress_ifindex && h->family == s->be.family &&
+	       now - h->stamp_ns < LB_HOP_TTL_NS && lb_eq16(h->addr, s->be.addr);
+	if (same && tot_len <= h->ok_len) {
+		__builtin_memcpy(fib->dmac, h->dmac, 6);
+		__builtin_memcpy(fib->smac, h->smac, 6);
+		fib->ifindex = h->ifindex;
+		return BPF_FIB_LKUP_RET_SUCCESS;
+	}
+	rc = lb_fib(ctx, fib, s, osrc, tot_len, inner_l3);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !h)
+		return rc;
+	if (!same) {
+		lb_copy16(h->addr, s->be.addr);
+		h->iif = ctx->ingress_ifindex;
+		h->family = s->be.family;
+		h->stamp_ns = now;
+	}
+	/* when same, a longer packet than before (else the cache had answered) */
+	h->ok_len = tot_len;
+	__builtin_memcpy(h->dmac, fib->dmac, 6);
+	__builtin_memcpy(h->smac, fib->smac, 6);
+	h->ifindex = fib->ifindex;
+	return rc;
 }
 
 #endif

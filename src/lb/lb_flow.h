@@ -32,7 +32,8 @@ static __always_inline int lb_find_vip(struct lb_state *s, const __u8 *addr, __u
 }
 
 /* The flow key of a client's packet; with FP_LB_VIP_HASH_SRC only the
- * source and family count (every flow of a client goes to one backend). */
+ * source and family count (every flow of a client goes to one backend).
+ * Its hash (s->hash) is lb_pick_backend's: the connection table holds it. */
 static __always_inline void lb_set_flow(struct lb_state *s, const __u8 *src, const __u8 *dst,
 					__u16 sport, __u16 dport, __u8 proto, __u8 family)
 {
@@ -51,7 +52,6 @@ static __always_inline void lb_set_flow(struct lb_state *s, const __u8 *src, con
 		f->proto = proto;
 	}
 	f->pad = 0;
-	s->hash = fp_lb_flow_hash(f);
 }
 
 static __always_inline struct fp_lb_stats *lb_stats(void *map, __u32 index)
@@ -83,7 +83,6 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	struct fp_lb_conn *conn, fresh;
 	__u32 slot, *idx;
 	void *table;
-	__u64 now = bpf_ktime_get_ns();
 
 	conn = s->syn ? NULL : bpf_map_lookup_elem(&lb_conns, &s->flow);
 	if (conn) {
@@ -91,7 +90,7 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 
 		be = bpf_map_lookup_elem(&lb_backends, &i);
 		if (be && lb_be_alive(be, s->vip_index) && be->gen == conn->gen) {
-			conn->atime_ns = now;
+			s->hash = conn->hash;
 			s->be = *be;
 			s->be_index = i;
 			if (vs)
@@ -104,6 +103,7 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	}
 	if (vs)
 		vs->conn_misses++;
+	s->hash = fp_lb_flow_hash(&s->flow);
 	table = bpf_map_lookup_elem(&lb_tables, &s->vip_index);
 	if (!table || !s->vip.table_size)
 		return FP_LB_C_NO_BACKEND;
@@ -121,7 +121,8 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 		return LB_GO;
 	fresh.backend = slot;
 	fresh.gen = be->gen;
-	fresh.atime_ns = now;
+	fresh.hash = s->hash;
+	fresh.pad = 0;
 	/* a full table evicts its least recently used flow: never a failure */
 	bpf_map_update_elem(&lb_conns, &s->flow, &fresh, BPF_ANY);
 	if (vs)

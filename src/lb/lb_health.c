@@ -1,24 +1,33 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The health checker's probes and hysteresis (lb_health.h). The probe goes
- * from this host to the backend's address on the VIP's port: it shows the
- * server is there, not that the backend decapsulates and owns the VIP
- * (Katran's encapsulated probe is not built yet).
+ * The health checker's probes and hysteresis (lb_health.h). A probe is a
+ * TCP connection (and the HTTP GET if asked) to VIP:port, as a client
+ * makes it, from a socket marked FP_LB_HC_MARK + the backend's index: the
+ * tc program lb_hc.bpf.c encapsulates it to that backend as the lb stage
+ * encapsulates clients' packets, and the backend answers this host from
+ * the VIP directly. So it proves what a client needs: the route to the
+ * backend, its decapsulation, the VIP on it, and the server. With --direct
+ * (opts.hc NULL) it goes to the backend's own address, unencapsulated:
+ * the server alone.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "lb/lb_hc_user.h"
 #include "lb/lb_health.h"
 #include "lb/lb_internal.h"
 
@@ -82,9 +91,14 @@ static int http_check(int fd, const struct fp_lb_health_opts *o, const char *hos
 	return 0;
 }
 
-int fp_lb_probe(int af, const __u8 addr[16], __u16 port, const struct fp_lb_health_opts *o,
-		const char *host, char *why, size_t whylen)
+/* A probe's segments stay small enough for an outer header on a
+ * 1500-byte path (the lb host has no route MTU for the VIP). */
+#define HC_PROBE_MSS 1200
+
+int fp_lb_probe(int af, const __u8 addr[16], __u16 port, __u32 mark,
+		const struct fp_lb_health_opts *o, const char *host, char *why, size_t whylen)
 {
+	int mss = HC_PROBE_MSS;
 	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
 	long long deadline = now_ms() + o->timeout_ms;
@@ -97,6 +111,13 @@ int fp_lb_probe(int af, const __u8 addr[16], __u16 port, const struct fp_lb_heal
 	fd = socket(af == 4 ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	if (mark && (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) ||
+		     setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)))) {
+		ret = -errno;
+		snprintf(why, whylen, "marking the probe socket: %s", strerror(-ret));
+		close(fd);
+		return ret;
+	}
 	if (connect(fd, af == 4 ? (struct sockaddr *)&s4 : (struct sockaddr *)&s6,
 		    af == 4 ? sizeof(s4) : sizeof(s6)) && errno != EINPROGRESS) {
 		ret = -errno;
@@ -185,8 +206,16 @@ int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 			e.skipped = true;
 			snprintf(e.why, sizeof(e.why), "no TCP port to probe (give --port)");
 		} else {
-			e.ok = !fp_lb_probe(b[i].be.family, b[i].be.addr, e.port, o, host, e.why,
-					    sizeof(e.why));
+			if (o->hc) /* to the VIP, encapsulated to this backend */
+				e.ok = !fp_lb_hc_set(o->hc, b[i].index, vi->key.family, vi->key.addr,
+						     b[i].be.family, b[i].be.addr, e.why,
+						     sizeof(e.why)) &&
+				       !fp_lb_probe(vi->key.family, vi->key.addr, e.port,
+						    FP_LB_HC_MARK + b[i].index, o, host, e.why,
+						    sizeof(e.why));
+			else
+				e.ok = !fp_lb_probe(b[i].be.family, b[i].be.addr, e.port, 0, o,
+						    host, e.why, sizeof(e.why));
 			h->probes++;
 			h->fails += !e.ok;
 			h->ok_run = e.ok ? h->ok_run + 1 : 0;
@@ -229,4 +258,28 @@ int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 	free(v);
 	free(b);
 	return 0;
+}
+
+int fp_lb_health_claim(const char *ifname, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), n;
+
+	if (fd < 0)
+		return -errno;
+	/* an abstract name: per network namespace, gone with the process */
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "fastpath-lb-health/%s", ifname);
+	if (bind(fd, (struct sockaddr *)&sa, (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+							  1 + n))) {
+		int e = errno;
+
+		close(fd);
+		if (e == EADDRINUSE)
+			snprintf(err, errlen, "a health checker already runs on %s (one per interface: "
+				 "a second would undo the first's probe setup at exit)", ifname);
+		else
+			snprintf(err, errlen, "claiming %s's health checker: %s", ifname, strerror(e));
+		return -e;
+	}
+	return fd;
 }

@@ -13,7 +13,10 @@
 #define XSK_FRAME_SIZE 2048u
 
 /* One queue's socket and its umem: frames [0, rx_frames) for RX (in the
- * fill ring or the RX ring), the rest for TX (free_tx, or in flight). */
+ * fill ring, the RX ring, handed out, or forwarded: on a TX ring with
+ * on_tx set), the rest for TX (free_tx, or in flight). A socket on
+ * another session's umem (.share) has own pointing to the queue that owns
+ * the frames; every frame goes back to own's fill ring or free_tx. */
 struct xsk_queue {
 	__u32 qid;
 	struct xsk_umem *umem;
@@ -27,6 +30,9 @@ struct xsk_queue {
 	__u32 n_free_tx, tx_inflight;
 	__u32 unkicked;        /* TX frames queued since the last kick */
 	__u32 peeked, peek_idx; /* RX descriptors handed out, not yet released */
+	struct xsk_queue *own;  /* the queue whose umem and frames this uses (or itself) */
+	__u8 *on_tx;            /* per RX frame: forwarded, not back from a TX ring yet */
+	bool shared;            /* on another session's umem: nothing of it to free */
 	bool in_map, cfg_set;
 	struct fp_steer_counts base; /* the stage's counts when the session opened */
 };
@@ -39,6 +45,8 @@ struct fp_xsk {
 	bool stage_loaded;      /* this session loaded the steer stage */
 	bool tx_only;           /* no terms: nothing steered, no pipeline */
 	bool zerocopy;
+	bool shared_umem;       /* opened with .share */
+	bool busy_poll;         /* rx_batch spins on recvfrom (busy polling) */
 	unsigned n;
 	struct xsk_queue *q;
 	unsigned next;          /* the queue rx_batch starts at (round robin) */

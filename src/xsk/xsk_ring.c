@@ -49,12 +49,41 @@ static unsigned take(struct fp_xsk *x, struct fp_xsk_pkt *pkts, unsigned max)
 			pkts[got].len = d->len;
 			pkts[got].queue = q->qid;
 			pkts[got].ts_ns = ts;
+			pkts[got].addr = d->addr;
 			got++;
 		}
 	}
 	x->next = x->n ? (x->next + 1) % x->n : 0;
 	x->received += got;
 	return got;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Busy polling: each recvfrom runs the queue's NAPI in this thread (the
+ * kernel's SO_PREFER_BUSY_POLL), until a packet or timeout_ms (< 0: no end). */
+static int busy_wait(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, unsigned max)
+{
+	uint64_t end = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
+	unsigned got;
+
+	for (unsigned spin = 1;; spin++) {
+		for (unsigned i = 0; i < x->n; i++)
+			if (recvfrom(xsk_socket__fd(x->q[i].xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL) < 0 &&
+			    errno == EINTR)
+				return 0;
+		got = take(x, pkts, max);
+		if (got)
+			return (int)got;
+		if (!(spin % 256) && mono_ms() >= end)
+			return 0;
+	}
 }
 
 int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, unsigned max)
@@ -68,6 +97,8 @@ int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, 
 	got = take(x, pkts, max);
 	if (got || !timeout_ms)
 		return (int)got;
+	if (x->busy_poll)
+		return busy_wait(x, timeout_ms, pkts, max);
 	for (unsigned i = 0; i < x->n; i++)
 		pfd[i] = (struct pollfd){ .fd = xsk_socket__fd(x->q[i].xsk), .events = POLLIN };
 	if (poll(pfd, x->n, timeout_ms) < 0)
@@ -75,29 +106,46 @@ int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, 
 	return (int)take(x, pkts, max);
 }
 
+static __u64 frame_of(__u64 addr)
+{
+	addr = xsk_umem__extract_addr(addr);
+	return addr - addr % XSK_FRAME_SIZE;
+}
+
+/* Wakes the driver to take the fill ring's frames, if it asks to (copy
+ * mode wakes on its own; a need_wakeup driver asks). */
+static void fill_wakeup(struct xsk_queue *o)
+{
+	if (xsk_ring_prod__needs_wakeup(&o->fill))
+		recvfrom(xsk_socket__fd(o->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
+}
+
 void fp_xsk__rx_release(struct fp_xsk *x)
 {
 	for (unsigned i = 0; i < x->n; i++) {
 		struct xsk_queue *q = &x->q[i];
-		__u32 fidx;
+		__u32 fidx, back = 0, k, w;
 
 		if (!q->peeked)
 			continue;
-		/* each frame back to the fill ring: it has room for all of them */
-		if (xsk_ring_prod__reserve(&q->fill, q->peeked, &fidx) == q->peeked) {
-			for (__u32 k = 0; k < q->peeked; k++) {
-				__u64 a = xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr;
+		/* the frames not forwarded go back to the fill ring now (it has
+		 * room for all of them); forwarded ones after their completion */
+		for (k = 0; k < q->peeked; k++)
+			back += !q->on_tx[frame_of(xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr) /
+					  XSK_FRAME_SIZE];
+		if (back && xsk_ring_prod__reserve(&q->fill, back, &fidx) == back) {
+			for (k = 0, w = 0; k < q->peeked; k++) {
+				__u64 a = frame_of(xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr);
 
-				a = xsk_umem__extract_addr(a);
-				*xsk_ring_prod__fill_addr(&q->fill, fidx + k) = a - a % XSK_FRAME_SIZE;
+				if (!q->on_tx[a / XSK_FRAME_SIZE])
+					*xsk_ring_prod__fill_addr(&q->fill, fidx + w++) = a;
 			}
-			xsk_ring_prod__submit(&q->fill, q->peeked);
+			xsk_ring_prod__submit(&q->fill, back);
 		}
 		xsk_ring_cons__release(&q->rx, q->peeked);
 		q->peeked = 0;
-		/* copy mode wakes the driver on its own; a need_wakeup driver asks */
-		if (xsk_ring_prod__needs_wakeup(&q->fill))
-			recvfrom(xsk_socket__fd(q->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
+		if (back)
+			fill_wakeup(q);
 	}
 }
 
@@ -118,18 +166,39 @@ int fp_xsk__rx(struct fp_xsk *x, int timeout_ms, unsigned max, fp_xsk_rx_fn fn, 
 	return n < 0 ? n : done;
 }
 
-/* Frames the kernel finished sending back to the free list. */
+/* Frames the kernel finished sending go back to their owner: a TX frame
+ * to its free list, a forwarded RX frame to its fill ring. */
 static void reclaim(struct fp_xsk *x, struct xsk_queue *q)
 {
-	__u32 idx, n = xsk_ring_cons__peek(&q->comp, q->tx_inflight, &idx);
+	struct xsk_queue *o = q->own;
+	__u32 idx, fidx, n = xsk_ring_cons__peek(&q->comp, q->tx_inflight, &idx), nrx = 0;
 
-	for (__u32 i = 0; i < n; i++)
-		q->free_tx[q->n_free_tx++] = *xsk_ring_cons__comp_addr(&q->comp, idx + i);
-	if (n) {
-		xsk_ring_cons__release(&q->comp, n);
-		q->tx_inflight -= n;
-		x->sent += n;
+	if (!n)
+		return;
+	for (__u32 i = 0; i < n; i++) {
+		__u64 a = frame_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
+
+		if (a / XSK_FRAME_SIZE < o->rx_frames)
+			nrx++;
+		else
+			o->free_tx[o->n_free_tx++] = a;
 	}
+	/* the fill ring has room: every RX frame has one place at a time */
+	if (nrx && xsk_ring_prod__reserve(&o->fill, nrx, &fidx) == nrx) {
+		for (__u32 i = 0, w = 0; i < n; i++) {
+			__u64 a = frame_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
+
+			if (a / XSK_FRAME_SIZE < o->rx_frames) {
+				o->on_tx[a / XSK_FRAME_SIZE] = 0;
+				*xsk_ring_prod__fill_addr(&o->fill, fidx + w++) = a;
+			}
+		}
+		xsk_ring_prod__submit(&o->fill, nrx);
+		fill_wakeup(o);
+	}
+	xsk_ring_cons__release(&q->comp, n);
+	q->tx_inflight -= n;
+	x->sent += n;
 }
 
 static int kick(struct xsk_queue *q)
@@ -153,12 +222,12 @@ int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len)
 	if (len > XSK_FRAME_SIZE)
 		return -EMSGSIZE;
 	reclaim(x, q);
-	if (!q->n_free_tx || xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
+	if (!q->own->n_free_tx || xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
 		kick(q);
 		return -EAGAIN;
 	}
 	d = xsk_ring_prod__tx_desc(&q->tx, idx);
-	d->addr = q->free_tx[--q->n_free_tx];
+	d->addr = q->own->free_tx[--q->own->n_free_tx];
 	d->len = len;
 	d->options = 0;
 	memcpy(xsk_umem__get_data(q->area, d->addr), data, len);
@@ -170,13 +239,46 @@ int fp_xsk__tx(struct fp_xsk *x, unsigned qi, const void *data, uint32_t len)
 	return 0;
 }
 
+int fp_xsk__forward(struct fp_xsk *out, struct fp_xsk *from, const struct fp_xsk_pkt *p)
+{
+	struct xsk_queue *src = NULL, *q = NULL;
+	struct xdp_desc *d;
+	__u32 idx;
+
+	for (unsigned k = 0; k < from->n && !src; k++)
+		if (from->q[k].qid == p->queue)
+			src = &from->q[k];
+	for (unsigned k = 0; src && k < out->n && !q; k++)
+		if (out->q[k].own == src)
+			q = &out->q[k];
+	if (!q)
+		return -EXDEV;
+	reclaim(out, q); /* frames back to the fill ring as they complete */
+	if (xsk_ring_prod__reserve(&q->tx, 1, &idx) != 1) {
+		kick(q);
+		return -EAGAIN;
+	}
+	d = xsk_ring_prod__tx_desc(&q->tx, idx);
+	d->addr = p->addr; /* the frame itself: no copy */
+	d->len = p->len;
+	d->options = 0;
+	src->on_tx[frame_of(p->addr) / XSK_FRAME_SIZE] = 1;
+	xsk_ring_prod__submit(&q->tx, 1);
+	q->tx_inflight++;
+	if (++q->unkicked >= 32)
+		return kick(q);
+	return 0;
+}
+
 int fp_xsk__tx_flush(struct fp_xsk *x)
 {
 	int ret = 0;
 
-	for (unsigned i = 0; i < x->n; i++)
+	for (unsigned i = 0; i < x->n; i++) {
 		if (x->q[i].unkicked && !ret)
 			ret = kick(&x->q[i]);
+		reclaim(x, &x->q[i]);
+	}
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <net/if.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <linux/if_xdp.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -67,6 +68,54 @@ static int parse_match(const char *terms, struct fp_rule *r, char *err, size_t e
 	return ret;
 }
 
+/* What the kernel gave the bound socket: zero-copy or copy mode. */
+static bool is_zerocopy(struct xsk_socket *xsk)
+{
+	struct xdp_options opts = { 0 };
+	socklen_t len = sizeof(opts);
+
+	return !getsockopt(xsk_socket__fd(xsk), SOL_XDP, XDP_OPTIONS, &opts, &len) &&
+	       (opts.flags & XDP_OPTIONS_ZEROCOPY);
+}
+
+/* A transmit-only socket on queue q->qid of x->ifname that shares the
+ * umem of the socket `own` (of another session, maybe on another
+ * interface): fill and completion rings of its own (the kernel wants
+ * both for another device or queue), the mode of `own`'s socket. */
+static int queue_open_shared(struct fp_xsk *x, struct xsk_queue *q, struct xsk_queue *own,
+			     char *err, size_t errlen)
+{
+	struct xsk_socket_config sc = {
+		.rx_size = own->rx_frames, .tx_size = own->rx_frames,
+		.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+	};
+	struct timespec t0, t;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		ret = xsk_socket__create_shared(&q->xsk, x->ifname, q->qid, own->umem, NULL, &q->tx,
+						&q->fill, &q->comp, &sc);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (ret != -EBUSY || t.tv_sec - t0.tv_sec >= 3)
+			break;
+		usleep(50000);
+	}
+	if (ret) {
+		snprintf(err, errlen, "binding a socket on %s queue %u to the umem of queue %u "
+			 "(shared umem) failed: %s", x->ifname, q->qid, own->qid, strerror(-ret));
+		return ret;
+	}
+	q->shared = true;
+	q->own = own;
+	q->umem = own->umem;
+	q->area = own->area;
+	q->area_len = own->area_len;
+	q->rx_frames = own->rx_frames;
+	x->zerocopy = is_zerocopy(q->xsk);
+	return 0;
+}
+
 static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool copy,
 		      char *err, size_t errlen)
 {
@@ -104,8 +153,6 @@ static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool 
 			sc.bind_flags = XDP_USE_NEED_WAKEUP | XDP_COPY;
 			ret = xsk_socket__create(&q->xsk, x->ifname, q->qid, q->umem, &q->rx,
 						 &q->tx, &sc);
-		} else if (!ret && !copy) {
-			x->zerocopy = true;
 		}
 		/* a socket closed a moment ago holds the queue for up to ~1 s */
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -119,7 +166,12 @@ static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool 
 			 ret == -EBUSY ? " (another AF_XDP socket holds the queue)" : "");
 		return ret;
 	}
+	x->zerocopy = is_zerocopy(q->xsk);
+	q->own = q;
 	q->rx_frames = frames / 2;
+	q->on_tx = calloc(q->rx_frames, 1);
+	if (!q->on_tx)
+		return -ENOMEM;
 	if (xsk_ring_prod__reserve(&q->fill, q->rx_frames, &idx) != q->rx_frames) {
 		snprintf(err, errlen, "filling the fill ring of queue %u failed", q->qid);
 		return -ENOSPC;
@@ -132,6 +184,24 @@ static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool 
 		return -ENOMEM;
 	for (__u32 i = q->rx_frames; i < frames; i++)
 		q->free_tx[q->n_free_tx++] = (__u64)i * XSK_FRAME_SIZE;
+	return 0;
+}
+
+/* The socket runs the NAPI of its queue from recvfrom (and the kernel
+ * defers that NAPI's own runs to it): see fp_xsk_opts.busy_poll_us. */
+static int busy_poll_on(struct fp_xsk *x, struct xsk_queue *q, unsigned us, char *err,
+			size_t errlen)
+{
+	int fd = xsk_socket__fd(q->xsk), one = 1, budget = 64, v = (int)us;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget, sizeof(budget))) {
+		snprintf(err, errlen, "busy polling on %s queue %u: %s", x->ifname, q->qid,
+			 strerror(errno));
+		return -errno;
+	}
+	x->busy_poll = true;
 	return 0;
 }
 
@@ -176,6 +246,10 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	ret = o->match ? parse_match(o->match, &rule, err, errlen) : 0;
 	if (ret)
 		return ret;
+	if (o->share && o->match) {
+		snprintf(err, errlen, "share: a session on another's umem only transmits (no match)");
+		return -EINVAL;
+	}
 	if (frames < 64 || (frames & (frames - 1))) {
 		snprintf(err, errlen, "frames: a power of two from 64, not %u", frames);
 		return -EINVAL;
@@ -187,6 +261,11 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	nq = rx_queues(ifname);
 	if (nq <= 0)
 		nq = 1;
+	if (o->share && (o->queue == FP_XSK_ALL_QUEUES ? 0 : o->queue) + (int)o->share->n > nq) {
+		snprintf(err, errlen, "share: %s has %d queues, %u needed (one per queue of %s)",
+			 ifname, nq, o->share->n, o->share->ifname);
+		return -ERANGE;
+	}
 	if (o->queue != FP_XSK_ALL_QUEUES && (o->queue < 0 || o->queue >= nq ||
 					       o->queue >= FP_STEER_QUEUES)) {
 		snprintf(err, errlen, "queue %d: %s has RX queues 0..%d", o->queue, ifname,
@@ -201,14 +280,14 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 	x->fds = (struct fp_steer_fds){ -1, -1, -1 };
 	snprintf(x->ifname, sizeof(x->ifname), "%s", ifname);
 	snprintf(x->bpffs, sizeof(x->bpffs), "%s", fp_bpffs_root(o->bpffs));
-	x->n = o->queue == FP_XSK_ALL_QUEUES ? (unsigned)nq : 1;
+	x->n = o->share ? o->share->n : o->queue == FP_XSK_ALL_QUEUES ? (unsigned)nq : 1;
 	x->q = calloc(x->n, sizeof(*x->q));
 	if (!x->q) {
 		free(x);
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; i < x->n; i++)
-		x->q[i].qid = o->queue == FP_XSK_ALL_QUEUES ? i : (unsigned)o->queue;
+		x->q[i].qid = o->queue == FP_XSK_ALL_QUEUES ? i : (unsigned)o->queue + (o->share ? i : 0);
 	po.bpffs = x->bpffs;
 	x->tx_only = !o->match;
 	if (!x->tx_only)
@@ -226,8 +305,12 @@ int fp_xsk__open(const char *ifname, const struct fp_xsk_opts *o, struct fp_xsk 
 			ret = -EBUSY;
 		}
 	}
+	x->shared_umem = o->share != NULL;
 	for (unsigned i = 0; i < x->n && !ret; i++)
-		ret = queue_open(x, &x->q[i], frames, o->copy, err, errlen);
+		ret = o->share ? queue_open_shared(x, &x->q[i], &o->share->q[i], err, errlen)
+			       : queue_open(x, &x->q[i], frames, o->copy, err, errlen);
+	for (unsigned i = 0; i < x->n && !ret && o->busy_poll_us; i++)
+		ret = busy_poll_on(x, &x->q[i], o->busy_poll_us, err, errlen);
 	for (unsigned i = 0; i < x->n && !ret && !x->tx_only; i++) {
 		struct xsk_queue *q = &x->q[i];
 
@@ -282,11 +365,12 @@ void fp_xsk__close(struct fp_xsk *x)
 
 		if (q->xsk)
 			xsk_socket__delete(q->xsk);
-		if (q->umem)
+		if (q->umem && !q->shared)
 			xsk_umem__delete(q->umem);
-		if (q->area)
+		if (q->area && !q->shared)
 			munmap(q->area, q->area_len);
 		free(q->free_tx);
+		free(q->on_tx);
 	}
 	fp_steer_fds__close(&x->fds);
 	if (x->pl && !fp_pipeline__is_test(x->pl) && remove) {
@@ -322,3 +406,4 @@ unsigned fp_xsk__mtu(const struct fp_xsk *x)
 unsigned fp_xsk__n_queues(const struct fp_xsk *x) { return x->n; }
 unsigned fp_xsk__queue_id(const struct fp_xsk *x, unsigned qi) { return qi < x->n ? x->q[qi].qid : 0; }
 bool fp_xsk__zerocopy(const struct fp_xsk *x) { return x->zerocopy; }
+bool fp_xsk__shares_umem(const struct fp_xsk *x) { return x->shared_umem; }

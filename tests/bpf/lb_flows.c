@@ -281,6 +281,42 @@ static void test_gen_mismatch_is_miss(void **state)
 	assert_int_equal(c.backend, table_choice(&fl));
 }
 
+/* An established flow's packet reads its entry and writes nothing to it
+ * (Katran likewise writes on a miss only): the entry holds the flow's hash,
+ * recorded with it, and the hit takes the outer source's host bits (the
+ * fixture's --src4 is a /24) from there rather than hashing again. */
+static void test_hit_reads_the_entry_only(void **state)
+{
+	static uint8_t out[4096];
+	uint16_t next = 23500, p;
+	struct fp_lb_conn c, c2;
+	struct fp_lb_flow fl;
+	size_t out_len;
+	struct pkt b;
+
+	three_backends(0, 80);
+	p = port_for(BA, &next);
+	fl = lbf_flow(CLIENT4, VIP4, p, 80, 6, 0);
+	lbt_frame(&b, CLIENT4, VIP4, p, 80, 6, 0, 64, 20);
+	assert_int_not_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_DROP);
+	assert_int_equal(out[14 + 15], fp_lb_flow_hash(&fl) & 0xff);
+	assert_int_equal(lbf_conn(&F, &fl, &c), 0);
+	assert_int_equal(c.backend, BA);
+	assert_int_equal(c.hash, fp_lb_flow_hash(&fl));
+	/* hits leave the entry as it was */
+	usleep(2000);
+	assert_int_not_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_DROP);
+	assert_int_equal(lbf_conn(&F, &fl, &c2), 0);
+	assert_memory_equal(&c, &c2, sizeof(c));
+	/* and take the hash from it */
+	c.hash ^= 0x5a;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(F.lb->maps.lb_conns), &fl, &c, BPF_EXIST), 0);
+	assert_int_not_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_DROP);
+	assert_int_equal(out[14 + 16], 10); /* still BA, 10.0.0.2 */
+	assert_int_equal(out[14 + 19], 2);
+	assert_int_equal(out[14 + 15], c.hash & 0xff);
+}
+
 static void test_port_any_vip(void **state)
 {
 	int a, b;
@@ -613,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_drain_keeps_flows_takes_no_new),
 		cmocka_unit_test(test_syn_takes_the_table),
 		cmocka_unit_test(test_gen_mismatch_is_miss),
+		cmocka_unit_test(test_hit_reads_the_entry_only),
 		cmocka_unit_test(test_port_any_vip),
 		cmocka_unit_test(test_hash_src_vip),
 		cmocka_unit_test(test_not_for_a_vip),

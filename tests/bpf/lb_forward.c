@@ -10,6 +10,7 @@
  * - XDP_TX when the route leaves by the ingress port, XDP_REDIRECT through
  *   lb_tx_ports to another, a drop when that port is not in lb_tx_ports;
  *   no neighbour: passed to the stack encapsulated; no route: dropped;
+ * - the next hop kept a second: a neighbour's new MAC shows after that;
  * - TTL 1 dropped; TTL 2 leaves with 1;
  * - too big once encapsulated: the ICMP "fragmentation needed" (IPv4, DF)
  *   and ICMPv6 "packet too big" answers, bytes and checksums; without DF
@@ -161,6 +162,38 @@ static void test_no_neighbour_passes_encapsulated(void **state)
 	one_backend(VIP4, "10.0.0.3");
 	check_encap(CLIENT4, VIP4, 17, 0, "10.0.0.3", XDP_PASS, FP_LB_C_NO_NEIGH, us_mac,
 		    client_mac);
+}
+
+/* The next hop is the kernel's for a second at most (lb_hops, lb_maps.h):
+ * a neighbour changed shows after that, not at once; another backend
+ * address in the same entry is looked up afresh. */
+static void test_next_hop_cached_a_second(void **state)
+{
+	static uint8_t out[4096], first[6], cached[6], later[6];
+	static const uint8_t moved[6] = { 2, 0, 0, 0, 0x0b, 0x99 };
+	size_t out_len;
+	struct pkt b;
+	int act;
+
+	one_backend(VIP4, "10.0.0.2");
+	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 6, 0, 64, 10);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
+	memcpy(first, out, 6);
+	assert_int_equal(system("ip neigh replace 10.0.0.2 lladdr 02:00:00:00:0b:99 dev lb0 nud permanent"), 0);
+	act = lbf_run(&F, 0, b.buf, b.len, out, &out_len);
+	memcpy(cached, out, 6);
+	usleep(1100 * 1000);
+	lbf_run(&F, 0, b.buf, b.len, out, &out_len);
+	memcpy(later, out, 6);
+	assert_int_equal(system("ip neigh replace 10.0.0.2 lladdr 02:00:00:00:0b:02 dev lb0 nud permanent"), 0);
+	assert_int_equal(act, XDP_TX);
+	assert_memory_equal(first, be4_mac, 6);
+	assert_memory_equal(cached, be4_mac, 6);
+	assert_memory_equal(later, moved, 6);
+	/* the same entry, another address: its own lookup, its own way out */
+	one_backend(VIP4, "10.1.0.2");
+	check_encap(CLIENT4, VIP4, 6, 0, "10.1.0.2", XDP_REDIRECT, FP_LB_C_FORWARD_REDIRECT,
+		    be_lb1_mac, lb1_mac);
 }
 
 static void check_drop(const char *client, const char *vip, uint8_t ttl, enum fp_lb_counter c)
@@ -341,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_ip4ip6),
 		cmocka_unit_test(test_redirect_other_port),
 		cmocka_unit_test(test_no_neighbour_passes_encapsulated),
+		cmocka_unit_test(test_next_hop_cached_a_second),
 		cmocka_unit_test(test_port_not_in_tx_ports),
 		cmocka_unit_test(test_no_route),
 		cmocka_unit_test(test_ttl),

@@ -82,6 +82,8 @@ expect 2 "say which packets to take" cap "$ifv" -w "$E2E_TMP/x.pcap"
 expect 2 "say where to write" cap "$ifv" --match 'udp'
 expect 2 "format takes pcap or pcapng" cap "$ifv" --match 'udp' -w "$E2E_TMP/x.pcap" --format cap
 expect 2 "expected IFACE" cap --match 'udp' -w "$E2E_TMP/x.pcap"
+expect 2 "ring takes a power of two 64..262144, not '3000'" cap "$ifv" --match 'udp' -w "$E2E_TMP/x.pcap" --ring 3000
+expect 2 "busy-poll takes microseconds" cap "$ifv" --match 'udp' -w "$E2E_TMP/x.pcap" --busy-poll 0
 
 # ---- 2. 200 UDP frames taken while a TCP transfer runs --------------------
 n=200
@@ -195,7 +197,7 @@ touch "$E2E_TMP/stop"
 ip netns exec "$nsv" "$FASTPATH" pipeline unload "$ifv" >/dev/null || e2e_fail "pipeline unload"
 untouched "$ifv" || e2e_fail "pipeline unload left fastpath on $ifv"
 
-# ---- 5. two queues: --queue all serves both ---------------------------------
+# ---- 5. two queues: --queue all serves both (busy polling both sockets) -----
 ifa2=$(e2e_name qa); ifv2=$(e2e_name qv)
 ip link add "$ifa2" numtxqueues 2 numrxqueues 2 netns "$nsa" type veth peer name "$ifv2" \
 	numtxqueues 2 numrxqueues 2 netns "$nsv" || e2e_fail "cannot create a 2-queue veth"
@@ -205,7 +207,7 @@ ip netns exec "$nsa" ethtool -K "$ifa2" gro on >/dev/null 2>&1
 mac2=$(e2e_mac "$nsv" "$ifv2"); maca2=$(e2e_mac "$nsa" "$ifa2")
 ip netns exec "$nsa" "$PY" "$tools" frames "$E2E_TMP/sent2.pcap" "$maca2" "$mac2" $n || e2e_fail "frames"
 e2e_bg ip netns exec "$nsv" "$FASTPATH" -j capture "$ifv2" --match 'udp dport 9000' --queue all \
-	--duration 30 -w "$E2E_TMP/q.pcap" >"$E2E_TMP/q.json" 2>"$E2E_TMP/q.err"
+	--busy-poll 20 --ring 1024 --duration 30 -w "$E2E_TMP/q.pcap" >"$E2E_TMP/q.json" 2>"$E2E_TMP/q.err"
 q=$E2E_BG_PID
 e2e_wait_for "[[ -d '$FASTPATH_BPFFS/$ifv2/steer' ]]" 10 || e2e_fail "capture --queue all did not start: $(cat "$E2E_TMP/q.err")"
 sleep 0.3

@@ -4,8 +4,12 @@
 #    IFACE_IN come out of IFACE_OUT: the server's capture gets every one,
 #    in order, bytes identical; meanwhile unmatched traffic between the
 #    same hosts (ping client -> forwarder) keeps working;
-# 2. --swap-mac: the same frames with the two MACs swapped;
-# 3. bad input: no interface, a match error: exit 1 / 2, nothing left.
+#    -j says the mode (veth: copy) and that IFACE_OUT's socket shares
+#    IFACE_IN's umem (no copy in user space);
+# 2. --swap-mac: the same frames with the two MACs swapped (edited in place);
+# 3. back out of the same interface (IFACE_IN = IFACE_OUT, --swap-mac):
+#    the client gets its frames back, MACs swapped;
+# 4. bad input: no interface, a match error: exit 1 / 2, nothing left.
 . "$(dirname "$0")/lib.sh"
 e2e_require tshark python3 ethtool ping
 
@@ -40,13 +44,16 @@ ip netns exec "$nsc" "$PY" "$tools" frames "$E2E_TMP/sent.pcap" "$macc" "$macs" 
 frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
 [[ $(wc -l <"$E2E_TMP/sent.hex") == "$n" ]] || e2e_fail "tshark reads $(wc -l <"$E2E_TMP/sent.hex") sent frames"
 
-run_case() { # run_case NAME [--swap-mac]: forwards, captures at the server, compares
-	local name=$1 fw rx; shift
-	e2e_bg ip netns exec "$nss" "$FASTPATH" capture "$ifs" --match 'udp dport 9000' --count $n \
+# run_case NAME [-j] [--swap-mac]: forwards if1 -> $fout, captures on $cns/$cif, compares
+cns=$nss cif=$ifs fout=$if2
+run_case() {
+	local name=$1 fw rx j=; shift
+	[[ ${1:-} == -j ]] && { j=-j; shift; }
+	e2e_bg ip netns exec "$cns" "$FASTPATH" capture "$cif" --match 'udp dport 9000' --count $n \
 		--duration 60 -w "$E2E_TMP/$name.pcap" 2>"$E2E_TMP/$name.rx.err"
 	rx=$E2E_BG_PID
-	e2e_bg ip netns exec "$nsf" "$FASTPATH" forward "$if1" "$if2" --match 'udp dport 9000' \
-		--count $n --duration 60 "$@" 2>"$E2E_TMP/$name.fw.err"
+	e2e_bg ip netns exec "$nsf" "$FASTPATH" $j forward "$if1" "$fout" --match 'udp dport 9000' \
+		--count $n --duration 60 "$@" >"$E2E_TMP/$name.fw.out" 2>"$E2E_TMP/$name.fw.err"
 	fw=$E2E_BG_PID
 	e2e_wait_for "grep -q 'capturing on' '$E2E_TMP/$name.rx.err' && grep -q 'forwarding' '$E2E_TMP/$name.fw.err'" 10 ||
 		e2e_fail "$name: not started: $(cat "$E2E_TMP/$name.rx.err" "$E2E_TMP/$name.fw.err")"
@@ -56,14 +63,24 @@ run_case() { # run_case NAME [--swap-mac]: forwards, captures at the server, com
 	ip netns exec "$nsc" "$PY" "$tools" send "$ifc" "$E2E_TMP/sent.pcap" 0.002 || e2e_fail "send"
 	e2e_wait_for "! kill -0 $fw" 10 || e2e_fail "$name: the forwarder did not end: $(cat "$E2E_TMP/$name.fw.err")"
 	wait "$fw" || e2e_fail "$name: forward failed: $(cat "$E2E_TMP/$name.fw.err")"
-	grep -q "^$n received, $n forwarded, 0 failed, 0 lost" "$E2E_TMP/$name.fw.err" ||
-		e2e_fail "$name: forward reports $(cat "$E2E_TMP/$name.fw.err")"
+	if [[ -n $j ]]; then
+		grep -q "\"received\":$n,\"forwarded\":$n,\"failed\":0,\"lost\":0" "$E2E_TMP/$name.fw.out" ||
+			e2e_fail "$name: forward -j reports $(cat "$E2E_TMP/$name.fw.out" "$E2E_TMP/$name.fw.err")"
+	else
+		grep -q "^$n received, $n forwarded, 0 failed, 0 lost" "$E2E_TMP/$name.fw.err" ||
+			e2e_fail "$name: forward reports $(cat "$E2E_TMP/$name.fw.err")"
+	fi
 	e2e_wait_for "! kill -0 $rx" 10 || e2e_fail "$name: the server got fewer than $n: $(cat "$E2E_TMP/$name.rx.err")"
 	wait "$rx" || e2e_fail "$name: the server's capture failed"
 	frame_hex "$E2E_TMP/$name.pcap" >"$E2E_TMP/$name.hex"
 	untouched "$nsf" "$if1" || e2e_fail "$name: the forwarder left fastpath on $if1"
 }
-run_case plain
+run_case plain -j
+# veth has no zero-copy; the frames are sent from IFACE_IN's umem as they came
+grep -q '"mode":"copy","path":"shared umem"' "$E2E_TMP/plain.fw.out" ||
+	e2e_fail "forward -j does not say copy mode and shared umem: $(cat "$E2E_TMP/plain.fw.out")"
+grep -q 'forwarding .* (copy mode, shared umem)' "$E2E_TMP/plain.fw.err" ||
+	e2e_fail "forward does not say copy mode and shared umem: $(cat "$E2E_TMP/plain.fw.err")"
 cmp -s "$E2E_TMP/sent.hex" "$E2E_TMP/plain.hex" ||
 	e2e_fail "forwarded frames differ: $(diff "$E2E_TMP/sent.hex" "$E2E_TMP/plain.hex" | head -4)"
 run_case swap --swap-mac
@@ -71,6 +88,13 @@ run_case swap --swap-mac
 sed -E 's/^(.{12})(.{12})/\2\1/' "$E2E_TMP/sent.hex" >"$E2E_TMP/swapped.hex"
 cmp -s "$E2E_TMP/swapped.hex" "$E2E_TMP/swap.hex" ||
 	e2e_fail "--swap-mac frames differ: $(diff "$E2E_TMP/swapped.hex" "$E2E_TMP/swap.hex" | head -4)"
+# back out of IFACE_IN: the client's own capture takes them (dst is its MAC now)
+cns=$nsc cif=$ifc fout=$if1
+run_case same -j --swap-mac
+cmp -s "$E2E_TMP/swapped.hex" "$E2E_TMP/same.hex" ||
+	e2e_fail "frames sent back differ: $(diff "$E2E_TMP/swapped.hex" "$E2E_TMP/same.hex" | head -4)"
+grep -q '"mode":"copy","path":"same umem"' "$E2E_TMP/same.fw.out" ||
+	e2e_fail "forward back out of IFACE_IN: -j says $(cat "$E2E_TMP/same.fw.out")"
 
 fwd() { ip netns exec "$nsf" "$FASTPATH" forward "$@"; }
 fwd nosuchif0 "$if2" --match udp 2>"$E2E_TMP/b.err"; rc=$?

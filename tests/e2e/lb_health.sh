@@ -5,7 +5,10 @@
 # --rise good probes; the state is pinned, so a second checker process goes
 # on counting where the first stopped (a restart changes nothing); an
 # operator's drain is never undone and a backend drained by hand is not
-# marked down; HTTP probes compare the status; bad options exit 2.
+# marked down; HTTP probes compare the status; bad options exit 2. These
+# backends share one namespace and neither decapsulate nor own the VIP, so
+# the probes here are --direct (to each backend's own address); the
+# encapsulated probe, to the VIP, is lb_health_encap.sh's.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_require python3
@@ -62,12 +65,12 @@ serve 10.77.0.11; s11=$srv
 serve 10.77.0.13; s13=$srv
 
 # .12 has no server: 2 failures of --fall 3 leave it up, the third takes it down
-expect 0 -j lb health "$va" --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 2
+expect 0 -j lb health "$va" --direct --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 2
 check "two failures of three: .12 still up" test "$(state 10.77.0.12)" = up
 check "... its fail_run is 2" test "$(lastfield 10.77.0.12 fail_run)" = 2
 check "... .11 probes ok" test "$(lastfield 10.77.0.11 probe)" = ok
 # a new process: the run goes on from the pinned state
-expect 0 -j lb health "$va" --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 1
+expect 0 -j lb health "$va" --direct --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 1
 check "restarted checker: the third failure takes .12 down" \
 	bash -c "test '$(lastfield 10.77.0.12 change)' = down && test '$(state 10.77.0.12)' = down"
 check "... the others stay up" bash -c "test '$(state 10.77.0.11)' = up && test '$(state 10.77.0.13)' = up"
@@ -77,23 +80,23 @@ check "... .12 has no slot in the table" python3 -c "import json; d=json.load(op
 # an operator's drain: a failing drained backend is not marked down, and not brought up
 expect 0 lb backend drain "$va" "$V" 10.77.0.13
 e2e_kill "$s13"
-expect 0 -j lb health "$va" --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 4
+expect 0 -j lb health "$va" --direct --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 4
 check "a drained backend whose server stopped stays drain" test "$(state 10.77.0.13)" = drain
 
 # .12's server starts: up after --rise 2 good probes, not after one
 serve 10.77.0.12
-expect 0 -j lb health "$va" --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 1
+expect 0 -j lb health "$va" --direct --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 1
 check "one good probe of two: .12 still down" test "$(state 10.77.0.12)" = down
-expect 0 -j lb health "$va" --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 1
+expect 0 -j lb health "$va" --direct --interval 0.1 --fall 3 --rise 2 --timeout 500 --count 1
 check "the second brings it up" bash -c "test '$(lastfield 10.77.0.12 change)' = up && test '$(state 10.77.0.12)' = up"
 serve 10.77.0.13
-expect 0 -j lb health "$va" --interval 0.1 --rise 1 --timeout 500 --count 2
+expect 0 -j lb health "$va" --direct --interval 0.1 --rise 1 --timeout 500 --count 2
 check "an operator's drain is never undone by the checker" test "$(state 10.77.0.13)" = drain
 
 # HTTP: .11 answers 200, a 503 server on .13 fails an --expect 200 probe
-expect 0 -j lb health "$va" --http /healthz --expect 200 --timeout 500 --count 1
+expect 0 -j lb health "$va" --direct --http /healthz --expect 200 --timeout 500 --count 1
 check "HTTP 200 from .11: ok" test "$(lastfield 10.77.0.11 probe)" = ok
-expect 0 -j lb health "$va" --http /healthz --expect 204 --timeout 500 --count 1
+expect 0 -j lb health "$va" --direct --http /healthz --expect 204 --timeout 500 --count 1
 check "HTTP 200 when 204 is expected: a failure naming both" \
 	bash -c "test '$(lastfield 10.77.0.11 probe)' = fail && grep -q 'status 200, expected 204' $out"
 

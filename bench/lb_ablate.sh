@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Where the lb's forwarding cost per packet goes in the shared-CPU lab of
+# bench/lb_rate.sh: builds variants of the tree with parts of the lb stage
+# taken out, one after another, and measures each beside nft DNAT in the
+# same run (paired by round). Not part of `make bench`: it builds the tree
+# five times.
+#
+#   bench/lb_ablate.sh [-r ROUNDS] [-w WINDOW_S] [-o OUT.md]
+#
+# Variants (perl edits of src/lb/lb.bpf.c and src/lb/lb_flow.h in a copy
+# of the working tree; the script stops if an edit no longer applies):
+#   full        the lb as it is
+#   no-insert   a connection-table miss records no flow (every packet of
+#               the `new` flood pays the Maglev read but not the insert)
+#   no-fib      no bpf_fib_lookup: the next hop's MAC is the frame's
+#               source (what the lookup finds in this lab)
+#   no-encap    no-fib without the encapsulation either: the MACs swapped
+#               and XDP_TX, the client's packet as it came
+#   no-pick     no-encap without the connection table and Maglev: a fixed
+#               backend entry; what is left is fp_entry's parse, the tail
+#               call, the VIP lookup, the stats and XDP_TX
+# Each run takes the bench lock (FP_BENCH_LOCK, /tmp/fp-bench.lock) for its
+# own lb_rate.sh call only. Figures: docs/benchmarks.md, "lb: where the ns go".
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROUNDS=3 WINDOW=3 OUT= LOCK=${FP_BENCH_LOCK:-/tmp/fp-bench.lock}
+while getopts "r:w:o:" c; do
+	case $c in
+	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; o) OUT=$OPTARG ;;
+	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-o OUT.md]" >&2; exit 2 ;;
+	esac
+done
+(( ROUNDS >= 1 && ROUNDS <= 10 && WINDOW >= 1 && WINDOW <= 30 )) ||
+	{ echo "lb_ablate: ROUNDS 1..10, WINDOW 1..30" >&2; exit 2; }
+[[ $(id -u) == 0 ]] || { echo "lb_ablate: needs root" >&2; exit 77; }
+TMP=$(mktemp -d /tmp/fp-lbablate.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+log() { printf '[%s lb_ablate] %s\n' "$(date +%T)" "$*" >&2; }
+
+BPF=src/lb/lb.bpf.c FLOW=src/lb/lb_flow.h
+NOINSERT='s/\tbpf_map_update_elem\(&lb_conns, &s->flow, &fresh, BPF_ANY\);\n/\t(void)fresh;\n/'
+NOFIB='s/\tswitch \(lb_next_hop\(ctx, &fib, s, osrc, pkt->len \+ outer, pkt->l3\)\) \{/\t__builtin_memcpy(fib.dmac, l2.src, 6);\n\t__builtin_memcpy(fib.smac, l2.dst, 6);\n\tfib.ifindex = ctx->ingress_ifindex;\n\tswitch (BPF_FIB_LKUP_RET_SUCCESS) {/'
+NOENCAP='s/\t\trc = lb_encap\(ctx, pkt, s, &l2, fib.dmac, fib.smac, osrc\);\n/\t\trc = lb_put_l2(ctx, &l2, fib.dmac, fib.smac, LB_ETH_P_IP) < 0 ? FP_LB_C_ERROR : LB_GO;\n/'
+NOPICK='s/\t\treason = lb_pick_backend\(&s\);\n/\t\t{ s.be.family = 4; s.be_index = 0; s.hash = 0; asm volatile("" : "+r"(s.be_index)); }\n/'
+
+# variant NAME FILE:EDIT...: build/fastpath of the working tree with the edits
+variant() {
+	local name=$1 d=$TMP/$1 e f
+	shift
+	mkdir -p "$d"
+	(cd "$REPO" && git ls-files -z | xargs -0 cp --parents -t "$d") || return 1
+	for e in "$@"; do
+		f=${e%%:*} e=${e#*:}
+		cp "$d/$f" "$d/$f.orig"
+		perl -0pi -e "$e" "$d/$f"
+		cmp -s "$d/$f" "$d/$f.orig" && { log "$name: an edit no longer applies to $f"; return 1; }
+	done
+	log "building $name"
+	make -C "$d" -j2 build/fastpath build/bench/xdp_drop_attach >"$TMP/$name.log" 2>&1 ||
+		{ tail -n 20 "$TMP/$name.log" >&2; return 1; }
+}
+
+variant full && variant no-insert "$FLOW:$NOINSERT" &&
+	variant no-fib "$BPF:$NOFIB" && variant no-encap "$BPF:$NOFIB" "$BPF:$NOENCAP" &&
+	variant no-pick "$BPF:$NOFIB" "$BPF:$NOENCAP" "$BPF:$NOPICK" || exit 1
+
+declare -A what=(
+	[full]="the lb as it is"
+	[no-insert]="a miss records no flow"
+	[no-fib]="no fib lookup"
+	[no-encap]="no fib lookup, no encapsulation (MACs swapped, XDP_TX)"
+	[no-pick]="neither, nor connection table and Maglev (fixed backend)"
+)
+{
+	echo "| variant | flood | lb ns/packet (median of rounds) | nft ns, same run | nft / lb, paired by round |"
+	echo "|---|---|---:|---:|---:|"
+} >"$TMP/table.md"
+for v in full no-insert no-fib no-encap no-pick; do
+	log "$v: lb_rate.sh -r $ROUNDS -w $WINDOW (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	FP_BIN=$TMP/$v/build/fastpath flock "$LOCK" bash "$TMP/$v/bench/lb_rate.sh" -r "$ROUNDS" -w "$WINDOW" \
+		-f "one new" -o "$TMP/$v.md" >/dev/null 2>"$TMP/$v.err" || { cat "$TMP/$v.err" >&2; exit 1; }
+	awk -F'|' -v label="${what[$v]}" '
+		function num(x) { gsub(/[ *]/, "", x); sub(/\(.*/, "", x); return x + 0 }
+		$3 ~ /lb/ { l[$2] = num($4); p[$2] = $6; gsub(/^ +| +$/, "", p[$2]) }
+		$3 ~ /nft/ { n[$2] = num($4) }
+		END { for (f in l) printf "| %s | %s | %d | %d | %s |\n", label, f, l[f], n[f], p[f] }' \
+		"$TMP/$v.md" | sort -t'|' -k3 >>"$TMP/table.md"
+	log "$v: $(tr '\n' ' ' <"$TMP/$v.md" | tail -c 400)"
+done
+{
+	echo "Command: \`bench/lb_ablate.sh -r $ROUNDS -w $WINDOW\` at $(cd "$REPO" && git rev-parse --short HEAD)," \
+	     "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+	echo
+	cat "$TMP/table.md"
+} | tee "$TMP/out.md"
+[[ -n $OUT ]] && cp "$TMP/out.md" "$OUT"
+exit 0
