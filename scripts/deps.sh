@@ -17,7 +17,7 @@ set -euo pipefail
 build=(clang llvm make pkg-config gcc libc6-dev linux-libc-dev bpftool
        libbpf-dev libxdp-dev libpcap-dev libjansson-dev libmicrohttpd-dev libssl-dev)
 test=(libcmocka-dev libclang-rt-14-dev iproute2 iputils-ping ethtool iptables nftables
-      tcpdump tshark python3-scapy curl prometheus util-linux nginx openssl)
+      tcpdump tshark python3-scapy curl prometheus util-linux nginx openssl wrk)
 bench=(iproute2 ethtool nftables xdp-tools tcpdump tcpreplay python3-scapy wrk haproxy nginx curl)
 demo=(iproute2 ethtool curl python3-scapy nginx)
 

@@ -10,13 +10,14 @@
 #  - bad inputs get their statuses (400 smuggling, 414, 431, 505, 408, 503);
 #  - the counters show the body bytes went through the kernel (spliced) and
 #    not through the proxy's memory (copied stays small);
-#  - a reload under load loses no request, and a bad policy keeps the old one.
+#  - a reload under load (curl, then wrk's keep-alive connections) loses no
+#    request, and a bad policy keeps the old one.
 # First, for each data path (--data-path splice, copy, sockmap): the bytes
 # identical (10 MiB GET, 10 MiB PUTs with Content-Length and chunked,
 # keep-alive), the pipelined deny, and the counters showing which path moved
 # the bytes; then the rest on the default path.
 . "$(dirname "$0")/lib.sh"
-e2e_require nginx curl python3
+e2e_require nginx curl python3 wrk
 
 ns=$(e2e_name p)
 e2e_netns_add "$ns"
@@ -287,6 +288,19 @@ wait "$load"
 	e2e_fail "requests during reloads: $(sort "$T/codes" | uniq -c | tr '\n' ' ')"
 gen=$(stats | jget 'd["generation"]')
 (( gen >= 6 )) || e2e_fail "generation $gen after 5 reloads and a SIGHUP"
+# the same with wrk: 8 keep-alive connections for 3 s, 5 reloads meanwhile;
+# every response a 200, no socket error (wrk prints both kinds when any)
+ip netns exec "$ns" timeout 20 wrk -t1 -c8 -d3s "$P/comms/" >"$T/wrk" 2>&1 &
+load=$!
+for i in 1 2 3 4 5; do
+	sleep 0.4
+	ip netns exec "$ns" "$FASTPATH" proxy reload --control "$ctl" >/dev/null || e2e_fail "reload $i under wrk"
+done
+wait "$load" || e2e_fail "wrk failed: $(cat "$T/wrk")"
+nreq=$(sed -n 's/^ *\([0-9]*\) requests in .*/\1/p' "$T/wrk")
+(( ${nreq:-0} >= 100 )) || e2e_fail "wrk made ${nreq:-no} requests: $(cat "$T/wrk")"
+! grep -qE "Non-2xx|Socket errors" "$T/wrk" || e2e_fail "wrk under reloads: $(grep -E 'Non-2xx|Socket errors' "$T/wrk")"
+(( $(stats | jget 'd["generation"]') >= gen + 5 )) || e2e_fail "5 reloads under wrk did not all take"
 # a policy with an error: the old one stays
 echo "alow path /x" >>"$T/policy"
 ip netns exec "$ns" "$FASTPATH" proxy reload --control "$ctl" 2>"$T/err" && e2e_fail "bad reload accepted"
