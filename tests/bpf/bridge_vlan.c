@@ -123,9 +123,9 @@ static int setup(void **state)
 		struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI, .flags = FP_BR_VLAN_AWARE,
 					 .ageing_ns = 300000000000ull };
 		struct fp_br_port p[N_PORTS] = {
-			{ .ifindex = port[0], .pvid = 10 },
-			{ .ifindex = port[1], .pvid = 1, .flags = FP_BR_PORT_TAGGED },
-			{ .ifindex = port[2], .pvid = 20 },
+			{ .ifindex = port[0], .pvid = 10, .slot = 1 },
+			{ .ifindex = port[1], .pvid = 1, .flags = FP_BR_PORT_TAGGED, .slot = 2 },
+			{ .ifindex = port[2], .pvid = 20, .slot = 3 },
 		};
 		__u32 zero = 0;
 
