@@ -63,8 +63,10 @@ enum { FP_BR_FDB_STATIC = 1 }; /* added by `bridge fdb add`: never ages or moves
 struct fp_br_fdb {
 	__u32 ifindex;         /* the member port behind which the MAC is */
 	__u32 flags;           /* FP_BR_FDB_* */
-	__u64 seen_ns;         /* bpf_ktime_get_ns (CLOCK_MONOTONIC) of the last
-				* frame from it, to FP_BR_REFRESH_NS */
+	__u64 seen_ns;         /* bpf_ktime_get_coarse_ns (CLOCK_MONOTONIC_COARSE:
+				* CLOCK_MONOTONIC at the last tick, a load, not a
+				* clock read) of the last frame from it, to
+				* FP_BR_REFRESH_NS */
 };
 FP_ABI_ASSERT(sizeof(struct fp_br_fdb) == 16);
 
@@ -76,8 +78,17 @@ struct fp_br_cfg {
 	__u64 ageing_ns;       /* learned entries older than this are unknown */
 	__u64 created_ns;      /* CLOCK_REALTIME */
 	char  name[16];
+	__u64 host_bits;       /* fp_br_host_bit of every host address: a frame
+				* whose bit is clear is not for the host, and
+				* skips the fp_br_host lookup (bits are never
+				* cleared: a stale one costs a lookup) */
 };
-FP_ABI_ASSERT(sizeof(struct fp_br_cfg) == 40);
+FP_ABI_ASSERT(sizeof(struct fp_br_cfg) == 48);
+
+static inline __u64 fp_br_host_bit(const __u8 *mac)
+{
+	return 1ull << ((mac[4] ^ mac[5]) & 63);
+}
 
 /*
  * fp_br_pinfo: a member port (key: its ifindex), shared. On a VLAN-aware

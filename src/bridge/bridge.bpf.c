@@ -384,13 +384,14 @@ int fp_bridge(struct xdp_md *ctx)
 			goto done;
 		}
 	}
-	now = bpf_ktime_get_ns();
+	now = bpf_ktime_get_coarse_ns();
 	learn(eth->h_source, vid, in, now, cfg, st);
 	if (eth->h_dest[0] & 1)
 		goto flood;
 	copy_mac(k.mac, eth->h_dest);
 	/* host addresses are the host's in every VLAN */
-	if (bpf_map_lookup_elem(&fp_br_host, &k)) {
+	if ((cfg->host_bits & fp_br_host_bit(eth->h_dest)) &&
+	    bpf_map_lookup_elem(&fp_br_host, &k)) {
 		why = FP_BR_ST_HOST;
 		action = XDP_PASS;
 		goto done;

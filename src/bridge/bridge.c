@@ -228,6 +228,8 @@ int fp_bridge__create(const char *name, const struct fp_bridge_opts *o, char *er
 				 fp_br_map_names[i], strerror(-ret));
 		}
 	}
+	if (o && o->have_address)
+		cfg.host_bits |= fp_br_host_bit(o->address);
 	if (!ret && bpf_map_update_elem(fd[BR_CFG], &zero, &cfg, 0))
 		ret = -errno;
 	if (!ret && o && o->have_address) {

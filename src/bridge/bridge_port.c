@@ -127,7 +127,7 @@ static int enter_port(const struct fp_bridge *b, const char *ifname, __u32 ifind
 				.learn_limit = o && o->have_learn_limit ? o->learn_limit :
 					       FP_BR_LEARN_LIMIT_DEFAULT };
 	struct fp_br_learn zero_count = { 0 };
-	__u32 slot;
+	__u32 slot, zero_key = 0;
 	struct bpf_devmap_val dv = { .ifindex = ifindex };
 	struct fp_br_key hk = { .vlan = 0 };
 	int ret;
@@ -155,6 +155,14 @@ static int enter_port(const struct fp_bridge *b, const char *ifname, __u32 ifind
 		return ret;
 	}
 	memcpy(hk.mac, p.mac, 6);
+	/* the host address's bit before the address (never one without it) */
+	cfg.host_bits |= fp_br_host_bit(p.mac);
+	if (bpf_map_update_elem(b->fd[BR_CFG], &zero_key, &cfg, 0)) {
+		ret = -errno;
+		snprintf(err, errlen, "updating bridge %s's config failed: %s", b->name,
+			 strerror(-ret));
+		return ret;
+	}
 	/* its count starts at zero (under the root lock: no other add picks
 	 * the same slot); no entry is behind the port yet */
 	p.slot = fp_bridge__free_slot(b);
