@@ -101,6 +101,29 @@ struct {
 	__type(value, struct fp_br_meta);
 } fp_br_meta SEC(".maps");
 
+/*
+ * This CPU's last source whose FDB entry was found right (on its ingress
+ * port, fresh), and until when to trust that without a lookup: a stream
+ * of frames from one station then reads the FDB once every half second
+ * for its source instead of on every frame. The price: an entry changed
+ * meanwhile by another CPU or by `bridge fdb del` (moved away and back,
+ * removed) is corrected by this CPU's frames up to half a second later.
+ */
+struct br_last_src {
+	__u8  mac[6];
+	__u16 vlan;
+	__u32 in;
+	__u32 pad;
+	__u64 until;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct br_last_src);
+} fp_br_last SEC(".maps");
+#define FP_BR_LAST_NS (FP_BR_REFRESH_NS / 2)
+
 /* this port's storm control (one for all CPUs: the limit is the port's) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -200,8 +223,32 @@ static __always_inline void sweep(__u64 now, const struct fp_br_cfg *cfg, struct
  * counted against the ingress port's learn_limit; past it the source is
  * not learned (its frames are still switched; answers to it are flooded).
  */
+static __always_inline int learn_entry(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
+				       const struct fp_br_cfg *cfg, struct fp_br_stats *st);
+
+/* learn_entry, unless this CPU found the same source right just now. */
 static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
 				  const struct fp_br_cfg *cfg, struct fp_br_stats *st)
+{
+	struct br_last_src *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&fp_br_last, &zero);
+	if (c && now < c->until && c->in == in && c->vlan == vlan &&
+	    *(__u32 *)c->mac == *(const __u32 *)src &&
+	    *(__u16 *)(c->mac + 4) == *(const __u16 *)(src + 4))
+		return;
+	if (learn_entry(src, vlan, in, now, cfg, st) && c) {
+		copy_mac(c->mac, src);
+		c->vlan = vlan;
+		c->in = in;
+		c->until = now + FP_BR_LAST_NS;
+	}
+}
+
+/* 1 when the source's entry is now right (on in, fresh), else 0. */
+static __always_inline int learn_entry(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
+				       const struct fp_br_cfg *cfg, struct fp_br_stats *st)
 {
 	struct fp_br_key k = { .vlan = vlan };
 	struct fp_br_fdb *e, v = { .ifindex = in, .seen_ns = now };
@@ -214,40 +261,43 @@ static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 n
 	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
 	if (e) {
 		if (e->flags & FP_BR_FDB_STATIC)
-			return;
+			return 0;
 		old = e->ifindex;
 		if (old == in) {
 			if (now - e->seen_ns >= FP_BR_REFRESH_NS && now > e->seen_ns)
 				e->seen_ns = now;
-			return;
+			return 1;
 		}
 	}
 	l = port_count(in, &p);
 	if (!l)
-		return; /* not (yet) a member: nothing learned, nothing to count */
+		return 0; /* not (yet) a member: nothing learned, nothing to count */
 	if (p->learn_limit && l->learned >= p->learn_limit) {
 		count(st, FP_BR_ST_LEARN_LIMITED);
 		sweep(now, cfg, st);
-		return;
+		return 0;
 	}
 	if (e) {
 		/* a move: one CPU wins it and moves the count */
 		if (__sync_val_compare_and_swap(&e->ifindex, old, in) != old)
-			return;
+			return 0;
 		e->seen_ns = now;
 		__sync_fetch_and_add(&l->learned, 1);
 		unlearned(old);
 		count(st, FP_BR_ST_MOVED);
-		return;
+		return 1;
 	}
 	ret = bpf_map_update_elem(&fp_br_fdb, &k, &v, BPF_NOEXIST);
 	if (ret == 0) {
 		__sync_fetch_and_add(&l->learned, 1);
 		count(st, FP_BR_ST_LEARNED);
-	} else if (ret == -E2BIG) {
+		return 1;
+	}
+	if (ret == -E2BIG) {
 		count(st, FP_BR_ST_LEARN_FULL);
 		sweep(now, cfg, st);
 	} /* -EEXIST: another CPU learned it just now */
+	return 0;
 }
 
 /*

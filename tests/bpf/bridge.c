@@ -185,6 +185,19 @@ static void set_learned(int i, __u32 n)
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_learn), &slot, &l, 0), 0);
 }
 
+/* The stage's remembered last source (per CPU) forgotten, as half a
+ * second does. */
+static void forget_last(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	void *z = calloc(ncpu, bpf_map__value_size(br->maps.fp_br_last));
+	__u32 zero = 0;
+
+	assert_non_null(z);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_last), &zero, z, 0), 0);
+	free(z);
+}
+
 /* Three members, an empty FDB, zero counters, 300 s ageing, one host address. */
 static int reset(void **state)
 {
@@ -200,6 +213,7 @@ static int reset(void **state)
 	clear_map(bpf_map__fd(br->maps.fp_br_fdb), sizeof(struct fp_br_key));
 	clear_map(bpf_map__fd(br->maps.fp_br_ports), sizeof(__u32));
 	clear_map(bpf_map__fd(br->maps.fp_br_pinfo), sizeof(__u32));
+	forget_last(); /* no source remembered from the case before */
 	for (__u32 s = 0; s <= FP_BR_PORTS_MAX; s++) {
 		struct fp_br_learn l = { 0 };
 
@@ -393,6 +407,7 @@ static void test_refresh_once_a_second(void **state)
 	assert_true(fdb_get(mac_a, &v));
 	assert_int_equal(v.seen_ns, half); /* half a second old: left alone */
 	fdb_put(mac_a, port[0], 0, two);
+	forget_last(); /* (else the stage trusts what it found for half a second) */
 	run_on(0, mac_bcast, mac_a);
 	assert_true(fdb_get(mac_a, &v));
 	assert_true(v.seen_ns >= now - COARSE_SLACK_NS); /* two seconds old: rewritten */
@@ -485,6 +500,28 @@ static void test_storm_control(void **state)
 	/* after 300 ms, port 0 floods again */
 	usleep(300000);
 	assert_result(run_on(0, mac_bcast, mac_a), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
+}
+
+/* A source found right is not looked up again for half a second: its
+ * entry removed behind the stage's back comes back only after that (or
+ * at once from another port: the remembered source is per port). */
+static void test_last_source_remembered(void **state)
+{
+	struct fp_br_fdb v;
+	struct fp_br_key k = key(mac_a);
+
+	run_on(0, mac_bcast, mac_a);
+	assert_true(fdb_get(mac_a, &v));
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(br->maps.fp_br_fdb), &k), 0);
+	run_on(0, mac_b, mac_a);
+	assert_false(fdb_get(mac_a, &v));      /* trusted: not looked up */
+	usleep(600000);
+	run_on(0, mac_b, mac_a);
+	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[0]); /* learned again */
+	assert_int_equal(stats().n[FP_BR_ST_LEARNED], 2);
+	/* from another port at once */
+	run_on(1, mac_b, mac_a);
+	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[1]);
 }
 
 /* Source MAC number i of a flood. */
@@ -639,6 +676,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_source_dropped, reset),
 		cmocka_unit_test_setup(test_no_bridge_drops, reset),
 		cmocka_unit_test_setup(test_storm_control, reset),
+		cmocka_unit_test_setup(test_last_source_remembered, reset),
 		cmocka_unit_test_setup(test_learn_limit, reset),
 		cmocka_unit_test_setup(test_learn_full_evicts_nothing, reset),
 		cmocka_unit_test_setup(test_learn_counts_follow, reset),

@@ -170,6 +170,15 @@ static int reset(void **state)
 		assert_int_equal(bpf_map_delete_elem(fd, &k), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_stats), &zero, z, 0), 0);
 	free(z);
+	{
+		/* no source remembered from the case before (per CPU) */
+		void *l = calloc(ncpu, bpf_map__value_size(br->maps.fp_br_last));
+
+		assert_non_null(l);
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_last), &zero, l, 0),
+				 0);
+		free(l);
+	}
 	return 0;
 }
 
