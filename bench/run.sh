@@ -129,7 +129,7 @@ splice() {
 
 # want SECTION: whether this run does SECTION (ONLY unset: all of them).
 want() { [[ -z ${ONLY:-} || $ONLY == "$1" ]]; }
-case ${ONLY:-} in ""|filter|pipeline|dump|lb|capture|proxy) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump, lb, capture or proxy" >&2; exit 2 ;; esac
+case ${ONLY:-} in ""|filter|pipeline|dump|lb|capture|proxy|bridge) ;; *) echo "bench: ONLY=$ONLY: filter, pipeline, dump, lb, capture, proxy or bridge" >&2; exit 2 ;; esac
 
 if want filter; then
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -535,4 +535,45 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/psection.md"
 splice proxy-bench "$TMP/psection.md"
 log "wrote $DOC (proxy section)"
+fi
+
+# ---- bridge (issue 19): `build/bench/bridge_cost` (BPF_PROG_TEST_RUN: a
+# known-unicast frame against the filter's dropped flood packet) and
+# `bench/bridge_rate.sh` (fastpath bridge vs the Linux bridge over the same
+# veths: ns per frame in the shared-CPU lab, known unicast and a flood to 4
+# ports; frames per second in the two-CPU lab), between the bridge-bench
+# markers of $DOC. ONLY=bridge runs it alone.
+if want bridge; then
+[[ -x build/bench/bridge_cost ]] || { echo "bench: build/bench/bridge_cost missing; run 'make bench'" >&2; exit 2; }
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "bridge_cost (BPF_PROG_TEST_RUN, repeat $REPEAT)"
+build/bench/bridge_cost --repeat "$REPEAT" --rounds 5 >"$TMP/brcost.md" || exit 1
+log "bridge_rate ($SHARED_ROUNDS rounds of ${WINDOW} s)"
+bench/bridge_rate.sh -r "$SHARED_ROUNDS" -w "$WINDOW" -o "$TMP/brrate.md" || exit 1
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+	echo "<!-- bridge-bench:begin (written by bench/run.sh; edit the script, not this part) -->"
+	echo "## Bridge (issue 19)"
+	echo
+	made_by
+	echo
+	echo "### Known unicast by BPF_PROG_TEST_RUN, against the filter's dropped flood packet"
+	echo
+	echo "Command: \`build/bench/bridge_cost --repeat $REPEAT --rounds 5\`. Goal: known unicast at most"
+	echo "1.5x the filter's dropped flood packet."
+	echo
+	cat "$TMP/brcost.md"
+	echo
+	echo "### fastpath bridge vs the Linux bridge over the same veths"
+	echo
+	echo "Command: \`bench/bridge_rate.sh -r $SHARED_ROUNDS -w $WINDOW\`. uni: known unicast port to port,"
+	echo "flood: a frame for an unknown MAC to 4 ports, both in the shared-CPU lab (the receiver's"
+	echo "NAPI kthread's ns per frame it handled); rate: known unicast in the two-CPU lab (frames a"
+	echo "second that reached the far port). Goal: 2x the Linux bridge's frames per second."
+	echo
+	cat "$TMP/brrate.md"
+	echo "<!-- bridge-bench:end -->"
+} >"$TMP/brsection.md"
+splice bridge-bench "$TMP/brsection.md"
+log "wrote $DOC (bridge section)"
 fi

@@ -22,7 +22,7 @@ _fastpath() {
 	for (( i = 1; i < cword; i++ )); do
 		case ${words[i]} in
 		--bpffs) bpffs=(--bpffs "${words[i+1]}"); (( i++ )); continue ;;
-		--mode|--table-bits|--share|--addr|--conns|--src4|--src6|--hash|--table-size|--weight|--ageing|--address|--pvid|--vlans|--flood-limit) (( i++ )); continue ;; # and their values
+		--mode|--table-bits|--share|--addr|--conns|--src4|--src6|--hash|--table-size|--weight|--ageing|--address|--pvid|--vlans|--flood-limit|--learn-limit) (( i++ )); continue ;; # and their values
 		-*) continue ;;
 		esac
 		if [[ -z $obj ]]; then obj=${words[i]}; nobj=$i
@@ -138,7 +138,7 @@ _fastpath() {
 		elif [[ $cur == -* ]]; then
 			case $verb in
 			create) COMPREPLY=($(compgen -W '--ageing --vlan-aware --address' -- "$cur")) ;;
-			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --flood-limit --mode' -- "$cur")) ;;
+			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --flood-limit --learn-limit --mode' -- "$cur")) ;;
 			stats) COMPREPLY=($(compgen -W '--watch' -- "$cur")) ;;
 			esac
 		fi ;;

@@ -12,7 +12,7 @@
 
 #include <fastpath/abi.h>
 
-#define FP_BRIDGE_ABI 2
+#define FP_BRIDGE_ABI 3
 
 /* A bridge's own pins: ROOT/shared/bridge:NAME/, in the pin place of maps
  * several interfaces share (DESIGN.md); ':' is in no filter share's name,
@@ -21,12 +21,19 @@
 #define FP_BRIDGE_DIR_PREFIX "bridge:"
 #define FP_BRIDGE_NAME_MAX 15
 
-#define FP_BR_FDB_MAX    65536 /* fp_br_fdb entries (LRU) */
+#define FP_BR_FDB_MAX    65536 /* fp_br_fdb entries (a plain hash: see fp_br_learn) */
 #define FP_BR_PORTS_MAX  256   /* member ports of one bridge */
 #define FP_BR_HOST_MAX   1024  /* host addresses (member MACs, bridge addresses) */
 #define FP_BR_AGEING_DEFAULT_S 300
 #define FP_BR_STORM_BURST_NS 100000000ull /* storm control lets a burst of
 					   * 100 ms worth of the limit through */
+/* a port's learned entries at most (bridge add --learn-limit; 0: none):
+ * a sixteenth of the FDB, so that no port of a bridge of up to 16 ports
+ * can take more than its share, and a port to a switch still learns
+ * thousands of stations */
+#define FP_BR_LEARN_LIMIT_DEFAULT (FP_BR_FDB_MAX / 16)
+#define FP_BR_SWEEP_NS 1000000000ull /* the stage sweeps aged entries out of
+				      * the FDB at most once a second */
 #define FP_BR_REFRESH_NS 1000000000ull /* a learned entry's time is
 					* rewritten at most once a second:
 					* the line is not bounced between
@@ -40,12 +47,26 @@ struct fp_br_key {
 };
 FP_ABI_ASSERT(sizeof(struct fp_br_key) == 8);
 
+/*
+ * The FDB is a plain hash, not an LRU: an LRU evicts silently, any port's
+ * entry, so a MAC flood from one port would push the others' stations out
+ * and no per-port count could be kept right. Here nothing is ever evicted:
+ * a port learns up to its learn_limit (counted in fp_br_learn, refused
+ * past it as learn_limited), a full table refuses (learn_full), and learned
+ * entries leave only by ageing (looked up as a destination, or in the
+ * stage's sweep of the table, at most once a second when a port is at its
+ * limit or the table is full), by a move, by `bridge fdb` (del, or an aged
+ * entry it finds), or with their port; each of these takes the entry off
+ * its port's count.
+ */
 enum { FP_BR_FDB_STATIC = 1 }; /* added by `bridge fdb add`: never ages or moves */
 struct fp_br_fdb {
 	__u32 ifindex;         /* the member port behind which the MAC is */
 	__u32 flags;           /* FP_BR_FDB_* */
-	__u64 seen_ns;         /* bpf_ktime_get_ns (CLOCK_MONOTONIC) of the last
-				* frame from it, to FP_BR_REFRESH_NS */
+	__u64 seen_ns;         /* bpf_ktime_get_coarse_ns (CLOCK_MONOTONIC_COARSE:
+				* CLOCK_MONOTONIC at the last tick, a load, not a
+				* clock read) of the last frame from it, to
+				* FP_BR_REFRESH_NS */
 };
 FP_ABI_ASSERT(sizeof(struct fp_br_fdb) == 16);
 
@@ -57,8 +78,17 @@ struct fp_br_cfg {
 	__u64 ageing_ns;       /* learned entries older than this are unknown */
 	__u64 created_ns;      /* CLOCK_REALTIME */
 	char  name[16];
+	__u64 host_bits;       /* fp_br_host_bit of every host address: a frame
+				* whose bit is clear is not for the host, and
+				* skips the fp_br_host lookup (bits are never
+				* cleared: a stale one costs a lookup) */
 };
-FP_ABI_ASSERT(sizeof(struct fp_br_cfg) == 40);
+FP_ABI_ASSERT(sizeof(struct fp_br_cfg) == 48);
+
+static inline __u64 fp_br_host_bit(const __u8 *mac)
+{
+	return 1ull << ((mac[4] ^ mac[5]) & 63);
+}
 
 /*
  * fp_br_pinfo: a member port (key: its ifindex), shared. On a VLAN-aware
@@ -76,9 +106,9 @@ struct fp_br_port {
 	__u16 pvid;            /* untagged frames' VLAN (VLAN-aware bridges) */
 	__u16 flags;           /* FP_BR_PORT_* */
 	__u8  mac[6];          /* the port's own address (a host address) */
-	__u16 pad;
+	__u16 slot;            /* its count's index in fp_br_learn (1..FP_BR_PORTS_MAX) */
 	__u32 flood_limit;     /* flooded frames a second (0: no limit) */
-	__u32 pad2;
+	__u32 learn_limit;     /* learned FDB entries at most (0: no limit) */
 	__u64 added_ns;        /* CLOCK_REALTIME */
 	char  ifname[16];
 	__u64 vlans[64];       /* allowed VLANs: bit v of the 4096 */
@@ -90,6 +120,19 @@ static inline int fp_br_vlan_allowed(const struct fp_br_port *p, __u32 vid)
 	vid &= FP_BR_VID_MAX;
 	return (p->vlans[vid >> 6] >> (vid & 63)) & 1;
 }
+
+/*
+ * fp_br_learn (shared, an mmapable array of FP_BR_PORTS_MAX + 1): index 0
+ * is the bridge's (swept_ns: the stage's last sweep of the FDB), index
+ * fp_br_port.slot a port's learned-entry count. The stage and the user
+ * half both change counts atomically (the user half through an mmap).
+ */
+struct fp_br_learn {
+	__u32 learned;         /* learned FDB entries behind the port */
+	__u32 pad;
+	__u64 swept_ns;        /* index 0: bpf_ktime_get_ns of the last sweep */
+};
+FP_ABI_ASSERT(sizeof(struct fp_br_learn) == 16);
 
 /* fp_br_meta: the stage on one port (ROOT/IFACE/bridge/fp_br_meta). */
 struct fp_br_meta {
@@ -124,12 +167,15 @@ enum fp_br_stat {
 	FP_BR_ST_DROP_VLAN_OUT,  /* this port, on the way out: its VLAN is not
 				  * allowed here (counted on the egress port) */
 	FP_BR_ST_DROP_STORM,     /* a flood past the port's --flood-limit */
-	FP_BR_ST_MAX = 16,
+	FP_BR_ST_LEARN_LIMITED,  /* a source not learned (or moved here): the
+				  * port is at its --learn-limit */
+	FP_BR_ST_LEARN_FULL,     /* a source not learned: the FDB is full */
+	FP_BR_ST_MAX = 20,
 };
 struct fp_br_stats {
 	__u64 n[FP_BR_ST_MAX];
 };
-FP_ABI_ASSERT(sizeof(struct fp_br_stats) == 128);
+FP_ABI_ASSERT(sizeof(struct fp_br_stats) == 160);
 
 /* fp_br_storm: a port's storm control (GCRA: the theoretical arrival time
  * of its next flooded frame), its own. */

@@ -12,8 +12,16 @@
  * The FDB, the port map, the host addresses and the config are the
  * bridge's (shared by its members, pinned under ROOT/shared/bridge:NAME); the
  * counters are this port's own. An entry older than the ageing time is
- * removed here when it is looked up as a destination (and by `bridge fdb`,
- * which shows only live entries and removes the others).
+ * removed here when it is looked up as a destination, by the sweep of the
+ * whole table (at most once a second, when a port is at its learning limit
+ * or the table is full), and by `bridge fdb`, which shows only live
+ * entries and removes the others.
+ *
+ * Learning is bounded per port: each port's learned entries are counted
+ * (fp_br_learn, at the port's slot) and a new source past its learn_limit
+ * is not learned (learn_limited), so a MAC flood from one port fills its
+ * own share of the table and no more; the table is a plain hash, which
+ * never evicts (see bridge_abi.h for why not an LRU).
  *
  * VLAN-aware bridges: a frame's VLAN is its tag's VID or the ingress
  * port's PVID; the FDB is keyed by MAC and VLAN; an untagged frame gets its
@@ -23,6 +31,7 @@
  * pops the tag on an untagged port. Frames for the host pass unchanged.
  */
 #include <linux/bpf.h>
+#include <linux/errno.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
@@ -32,7 +41,7 @@
 const volatile __u32 slot = FP_STAGE_BRIDGE;
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FP_BR_FDB_MAX);
 	__type(key, struct fp_br_key);
 	__type(value, struct fp_br_fdb);
@@ -52,6 +61,15 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fp_br_port);
 } fp_br_pinfo SEC(".maps");
+
+/* [0] the bridge's last sweep, [slot] a port's count of learned entries */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_BR_PORTS_MAX + 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fp_br_learn);
+} fp_br_learn SEC(".maps");
 
 /* host addresses (vlan 0) -> the port whose MAC it is (0: a bridge address) */
 struct {
@@ -83,6 +101,29 @@ struct {
 	__type(value, struct fp_br_meta);
 } fp_br_meta SEC(".maps");
 
+/*
+ * This CPU's last source whose FDB entry was found right (on its ingress
+ * port, fresh), and until when to trust that without a lookup: a stream
+ * of frames from one station then reads the FDB once every half second
+ * for its source instead of on every frame. The price: an entry changed
+ * meanwhile by another CPU or by `bridge fdb del` (moved away and back,
+ * removed) is corrected by this CPU's frames up to half a second later.
+ */
+struct br_last_src {
+	__u8  mac[6];
+	__u16 vlan;
+	__u32 in;
+	__u32 pad;
+	__u64 until;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct br_last_src);
+} fp_br_last SEC(".maps");
+#define FP_BR_LAST_NS (FP_BR_REFRESH_NS / 2)
+
 /* this port's storm control (one for all CPUs: the limit is the port's) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -102,29 +143,161 @@ static __always_inline void copy_mac(__u8 *to, const __u8 *from)
 	__builtin_memcpy(to, from, ETH_ALEN);
 }
 
-/* The source's port, learned or moved; its time refreshed at most once
- * a second. Static entries stay where they were put. */
+/* The learned-entry count of port ifindex (NULL: not a member). */
+static __always_inline struct fp_br_learn *port_count(__u32 ifindex, struct fp_br_port **pp)
+{
+	struct fp_br_port *p = bpf_map_lookup_elem(&fp_br_pinfo, &ifindex);
+	__u32 slot;
+
+	if (!p || !p->slot)
+		return NULL;
+	slot = p->slot;
+	*pp = p;
+	return bpf_map_lookup_elem(&fp_br_learn, &slot);
+}
+
+/* One learned entry of port `owner` is gone: off its count. */
+static __always_inline void unlearned(__u32 owner)
+{
+	struct fp_br_port *p;
+	struct fp_br_learn *l = port_count(owner, &p);
+
+	if (l && l->learned)
+		__sync_fetch_and_add(&l->learned, -1);
+}
+
+/* Whether an entry seen at seen_ns is older than the ageing time (one
+ * refreshed by another CPU since `now` was read is not). */
+static __always_inline int aged(__u64 seen_ns, __u64 now, __u64 ageing_ns)
+{
+	return seen_ns < now && now - seen_ns > ageing_ns;
+}
+
+struct sweep_ctx {
+	__u64 now, ageing_ns;
+	__u64 removed;
+};
+
+static long sweep_one(void *map, struct fp_br_key *k, struct fp_br_fdb *e, struct sweep_ctx *c)
+{
+	__u32 owner = e->ifindex;
+
+	if (!(e->flags & FP_BR_FDB_STATIC) && aged(e->seen_ns, c->now, c->ageing_ns) &&
+	    bpf_map_delete_elem(map, k) == 0) {
+		unlearned(owner);
+		c->removed++;
+	}
+	return 0;
+}
+
+/*
+ * Removes the aged learned entries of the whole table, at most once a
+ * second for the bridge (one CPU wins the time's swap): run only when a
+ * port is at its limit or the table is full, so that stations gone quiet
+ * give their port's share back without a daemon. It walks every bucket
+ * (~1 ms for 65536) in the frame that found the limit.
+ */
+static __always_inline void sweep(__u64 now, const struct fp_br_cfg *cfg, struct fp_br_stats *st)
+{
+	struct sweep_ctx c = { .now = now, .ageing_ns = cfg->ageing_ns };
+	struct fp_br_learn *b;
+	__u32 zero = 0;
+	__u64 last;
+
+	b = bpf_map_lookup_elem(&fp_br_learn, &zero);
+	if (!b)
+		return;
+	last = b->swept_ns;
+	if (now - last < FP_BR_SWEEP_NS ||
+	    __sync_val_compare_and_swap(&b->swept_ns, last, now) != last)
+		return;
+	bpf_for_each_map_elem(&fp_br_fdb, sweep_one, &c, 0);
+	if (st)
+		st->n[FP_BR_ST_AGED] += c.removed;
+}
+
+/*
+ * The source's port, learned or moved; its time refreshed at most once
+ * a second (the known station's frame writes nothing else). Static
+ * entries stay where they were put. A new entry, or one moved here, is
+ * counted against the ingress port's learn_limit; past it the source is
+ * not learned (its frames are still switched; answers to it are flooded).
+ */
+static __always_inline int learn_entry(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
+				       const struct fp_br_cfg *cfg, struct fp_br_stats *st);
+
+/* learn_entry, unless this CPU found the same source right just now. */
 static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
-				  struct fp_br_stats *st)
+				  const struct fp_br_cfg *cfg, struct fp_br_stats *st)
+{
+	struct br_last_src *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&fp_br_last, &zero);
+	if (c && now < c->until && c->in == in && c->vlan == vlan &&
+	    *(__u32 *)c->mac == *(const __u32 *)src &&
+	    *(__u16 *)(c->mac + 4) == *(const __u16 *)(src + 4))
+		return;
+	if (learn_entry(src, vlan, in, now, cfg, st) && c) {
+		copy_mac(c->mac, src);
+		c->vlan = vlan;
+		c->in = in;
+		c->until = now + FP_BR_LAST_NS;
+	}
+}
+
+/* 1 when the source's entry is now right (on in, fresh), else 0. */
+static __always_inline int learn_entry(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
+				       const struct fp_br_cfg *cfg, struct fp_br_stats *st)
 {
 	struct fp_br_key k = { .vlan = vlan };
 	struct fp_br_fdb *e, v = { .ifindex = in, .seen_ns = now };
+	struct fp_br_port *p = NULL;
+	struct fp_br_learn *l;
+	__u32 old = 0;
+	long ret;
 
 	copy_mac(k.mac, src);
 	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
 	if (e) {
 		if (e->flags & FP_BR_FDB_STATIC)
-			return;
-		if (e->ifindex == in) {
-			if (now - e->seen_ns >= FP_BR_REFRESH_NS)
+			return 0;
+		old = e->ifindex;
+		if (old == in) {
+			if (now - e->seen_ns >= FP_BR_REFRESH_NS && now > e->seen_ns)
 				e->seen_ns = now;
-			return;
+			return 1;
 		}
-		count(st, FP_BR_ST_MOVED);
-	} else {
-		count(st, FP_BR_ST_LEARNED);
 	}
-	bpf_map_update_elem(&fp_br_fdb, &k, &v, BPF_ANY);
+	l = port_count(in, &p);
+	if (!l)
+		return 0; /* not (yet) a member: nothing learned, nothing to count */
+	if (p->learn_limit && l->learned >= p->learn_limit) {
+		count(st, FP_BR_ST_LEARN_LIMITED);
+		sweep(now, cfg, st);
+		return 0;
+	}
+	if (e) {
+		/* a move: one CPU wins it and moves the count */
+		if (__sync_val_compare_and_swap(&e->ifindex, old, in) != old)
+			return 0;
+		e->seen_ns = now;
+		__sync_fetch_and_add(&l->learned, 1);
+		unlearned(old);
+		count(st, FP_BR_ST_MOVED);
+		return 1;
+	}
+	ret = bpf_map_update_elem(&fp_br_fdb, &k, &v, BPF_NOEXIST);
+	if (ret == 0) {
+		__sync_fetch_and_add(&l->learned, 1);
+		count(st, FP_BR_ST_LEARNED);
+		return 1;
+	}
+	if (ret == -E2BIG) {
+		count(st, FP_BR_ST_LEARN_FULL);
+		sweep(now, cfg, st);
+	} /* -EEXIST: another CPU learned it just now */
+	return 0;
 }
 
 /*
@@ -261,13 +434,14 @@ int fp_bridge(struct xdp_md *ctx)
 			goto done;
 		}
 	}
-	now = bpf_ktime_get_ns();
-	learn(eth->h_source, vid, in, now, st);
+	now = bpf_ktime_get_coarse_ns();
+	learn(eth->h_source, vid, in, now, cfg, st);
 	if (eth->h_dest[0] & 1)
 		goto flood;
 	copy_mac(k.mac, eth->h_dest);
 	/* host addresses are the host's in every VLAN */
-	if (bpf_map_lookup_elem(&fp_br_host, &k)) {
+	if ((cfg->host_bits & fp_br_host_bit(eth->h_dest)) &&
+	    bpf_map_lookup_elem(&fp_br_host, &k)) {
 		why = FP_BR_ST_HOST;
 		action = XDP_PASS;
 		goto done;
@@ -276,12 +450,14 @@ int fp_bridge(struct xdp_md *ctx)
 	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
 	if (!e)
 		goto flood;
-	if (!(e->flags & FP_BR_FDB_STATIC) && now - e->seen_ns > cfg->ageing_ns) {
-		bpf_map_delete_elem(&fp_br_fdb, &k);
-		count(st, FP_BR_ST_AGED);
+	out = e->ifindex;
+	if (!(e->flags & FP_BR_FDB_STATIC) && aged(e->seen_ns, now, cfg->ageing_ns)) {
+		if (bpf_map_delete_elem(&fp_br_fdb, &k) == 0) {
+			unlearned(out);
+			count(st, FP_BR_ST_AGED);
+		}
 		goto flood;
 	}
-	out = e->ifindex;
 	if (out == in) {
 		why = FP_BR_ST_DROP_HAIRPIN;
 		action = XDP_DROP;

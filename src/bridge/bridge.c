@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,14 +24,14 @@
 #include "pipeline/pipeline_internal.h"
 
 const char *const fp_br_map_names[BR_MAPS] = {
-	"fp_br_fdb", "fp_br_ports", "fp_br_pinfo", "fp_br_host", "fp_br_cfg",
+	"fp_br_fdb", "fp_br_ports", "fp_br_pinfo", "fp_br_host", "fp_br_cfg", "fp_br_learn",
 };
 
 static const struct {
 	enum bpf_map_type type;
-	__u32 key, value, max;
+	__u32 key, value, max, flags;
 } br_map_spec[BR_MAPS] = {
-	[BR_FDB] = { BPF_MAP_TYPE_LRU_HASH, sizeof(struct fp_br_key), sizeof(struct fp_br_fdb),
+	[BR_FDB] = { BPF_MAP_TYPE_HASH, sizeof(struct fp_br_key), sizeof(struct fp_br_fdb),
 		     FP_BR_FDB_MAX },
 	[BR_PORTS] = { BPF_MAP_TYPE_DEVMAP_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
 		       FP_BR_PORTS_MAX },
@@ -39,6 +40,8 @@ static const struct {
 	[BR_HOST] = { BPF_MAP_TYPE_HASH, sizeof(struct fp_br_key), sizeof(__u32),
 		      FP_BR_HOST_MAX },
 	[BR_CFG] = { BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(struct fp_br_cfg), 1 },
+	[BR_LEARN] = { BPF_MAP_TYPE_ARRAY, sizeof(__u32), sizeof(struct fp_br_learn),
+		       FP_BR_PORTS_MAX + 1, BPF_F_MMAPABLE },
 };
 
 int fp_bridge__check_name(const char *name, char *err, size_t errlen)
@@ -215,14 +218,18 @@ int fp_bridge__create(const char *name, const struct fp_bridge_opts *o, char *er
 	cfg.created_ns = realtime_ns();
 	snprintf(cfg.name, sizeof(cfg.name), "%s", name);
 	for (int i = 0; i < BR_MAPS && !ret; i++) {
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = br_map_spec[i].flags);
+
 		fd[i] = bpf_map_create(br_map_spec[i].type, fp_br_map_names[i], br_map_spec[i].key,
-				       br_map_spec[i].value, br_map_spec[i].max, NULL);
+				       br_map_spec[i].value, br_map_spec[i].max, &mo);
 		if (fd[i] < 0) {
 			ret = -errno;
 			snprintf(err, errlen, "creating the bridge's %s failed: %s",
 				 fp_br_map_names[i], strerror(-ret));
 		}
 	}
+	if (o && o->have_address)
+		cfg.host_bits |= fp_br_host_bit(o->address);
 	if (!ret && bpf_map_update_elem(fd[BR_CFG], &zero, &cfg, 0))
 		ret = -errno;
 	if (!ret && o && o->have_address) {
@@ -302,6 +309,17 @@ int fp_bridge__open_root(const char *root, const char *name, struct fp_bridge **
 		ret = -EPROTO;
 		goto fail;
 	}
+	/* the learned counts, which the stage changes atomically: so must we */
+	b->learn_len = sizeof(struct fp_br_learn) * (FP_BR_PORTS_MAX + 1);
+	b->learn = mmap(NULL, b->learn_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			b->fd[BR_LEARN], 0);
+	if (b->learn == MAP_FAILED) {
+		ret = -errno;
+		b->learn = NULL;
+		snprintf(err, errlen, "cannot map bridge %s's learned counts: %s", name,
+			 strerror(-ret));
+		goto fail;
+	}
 	*out = b;
 	return 0;
 fail:
@@ -319,6 +337,8 @@ void fp_bridge__close(struct fp_bridge *b)
 {
 	if (!b)
 		return;
+	if (b->learn)
+		munmap(b->learn, b->learn_len);
 	for (int i = 0; i < BR_MAPS; i++)
 		if (b->fd[i] >= 0)
 			close(b->fd[i]);
@@ -379,6 +399,64 @@ int fp_bridge__port_stats(const struct fp_bridge *b, const char *ifname,
 	return ret;
 }
 
+int fp_bridge__learned(const struct fp_bridge *b, const struct fp_br_port *p)
+{
+	if (!p->slot || p->slot > FP_BR_PORTS_MAX)
+		return -ENOENT;
+	return (int)__atomic_load_n(&b->learn[p->slot].learned, __ATOMIC_RELAXED);
+}
+
+__u16 fp_bridge__free_slot(const struct fp_bridge *b)
+{
+	struct fp_br_port *ports = calloc(FP_BR_PORTS_MAX, sizeof(*ports));
+	bool used[FP_BR_PORTS_MAX + 1] = { true }; /* 0 is the bridge's */
+	int n;
+
+	if (!ports)
+		return 0;
+	n = fp_bridge__ports(b, ports, FP_BR_PORTS_MAX);
+	for (int i = 0; i < n && i < FP_BR_PORTS_MAX; i++)
+		if (ports[i].slot <= FP_BR_PORTS_MAX)
+			used[ports[i].slot] = true;
+	free(ports);
+	for (__u16 s = 1; s <= FP_BR_PORTS_MAX; s++)
+		if (!used[s])
+			return s;
+	return 0;
+}
+
+/* One learned entry of port ifindex is gone: off its count, as the stage
+ * does (atomically, never below zero). */
+static void unlearned(const struct fp_bridge *b, __u32 ifindex)
+{
+	struct fp_br_port p;
+	__u32 *n, cur;
+
+	if (bpf_map_lookup_elem(b->fd[BR_PINFO], &ifindex, &p) || !p.slot ||
+	    p.slot > FP_BR_PORTS_MAX)
+		return; /* its port left: its count went with it */
+	n = &b->learn[p.slot].learned;
+	cur = __atomic_load_n(n, __ATOMIC_RELAXED);
+	while (cur && !__atomic_compare_exchange_n(n, &cur, cur - 1, false, __ATOMIC_RELAXED,
+						   __ATOMIC_RELAXED))
+		;
+}
+
+/* Removes an entry (what it was into *was); a learned one leaves its
+ * port's count. -ENOENT if there is none. */
+static int fdb_remove(const struct fp_bridge *b, const struct fp_br_key *k, struct fp_br_fdb *was)
+{
+	struct fp_br_fdb v;
+
+	if (bpf_map_lookup_and_delete_elem(b->fd[BR_FDB], k, &v))
+		return -errno;
+	if (!(v.flags & FP_BR_FDB_STATIC))
+		unlearned(b, v.ifindex);
+	if (was)
+		*was = v;
+	return 0;
+}
+
 /* Every key of a map (a snapshot: deletes while walking restart nothing). */
 static int map_keys(int fd, void *keys, size_t key_size, int max)
 {
@@ -417,9 +495,9 @@ int fp_bridge__fdb(const struct fp_bridge *b, struct fp_bridge_fdb_entry *out, i
 		if (bpf_map_lookup_elem(b->fd[BR_FDB], &keys[i], &v))
 			continue; /* gone meanwhile */
 		age = now > v.seen_ns ? now - v.seen_ns : 0;
-		if (!(v.flags & FP_BR_FDB_STATIC) && age > cfg.ageing_ns) {
-			bpf_map_delete_elem(b->fd[BR_FDB], &keys[i]);
-			aged++;
+		if (!(v.flags & FP_BR_FDB_STATIC) && v.seen_ns < now && age > cfg.ageing_ns) {
+			if (fdb_remove(b, &keys[i], NULL) == 0)
+				aged++;
 			continue;
 		}
 		if (live < max) {
@@ -476,10 +554,19 @@ int fp_bridge__fdb_add(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
 		return -EINVAL;
 	}
 	memcpy(k.mac, mac, 6);
+	{
+		struct fp_br_fdb cur;
+
+		/* a learned entry it replaces leaves its port's count */
+		if (!bpf_map_lookup_elem(b->fd[BR_FDB], &k, &cur) &&
+		    !(cur.flags & FP_BR_FDB_STATIC))
+			fdb_remove(b, &k, NULL);
+	}
 	if (bpf_map_update_elem(b->fd[BR_FDB], &k, &v, 0)) {
 		int ret = -errno;
 
-		snprintf(err, errlen, "adding the entry failed: %s", strerror(-ret));
+		snprintf(err, errlen, "adding the entry failed: %s%s", strerror(-ret),
+			 ret == -E2BIG ? " (the FDB is full: 65536 entries)" : "");
 		return ret;
 	}
 	return 0;
@@ -490,19 +577,17 @@ int fp_bridge__fdb_del(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
 {
 	struct fp_br_key k = { .vlan = vlan };
 
-	memcpy(k.mac, mac, 6);
-	if (bpf_map_delete_elem(b->fd[BR_FDB], &k)) {
-		int ret = -errno;
+	int ret;
 
-		if (ret == -ENOENT)
-			snprintf(err, errlen, "bridge %s has no entry for %02x:%02x:%02x:%02x:%02x:%02x"
-				 " in vlan %u (`fastpath bridge fdb %s`)", b->name, mac[0], mac[1],
-				 mac[2], mac[3], mac[4], mac[5], vlan, b->name);
-		else
-			snprintf(err, errlen, "removing the entry failed: %s", strerror(-ret));
-		return ret;
-	}
-	return 0;
+	memcpy(k.mac, mac, 6);
+	ret = fdb_remove(b, &k, NULL);
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "bridge %s has no entry for %02x:%02x:%02x:%02x:%02x:%02x"
+			 " in vlan %u (`fastpath bridge fdb %s`)", b->name, mac[0], mac[1],
+			 mac[2], mac[3], mac[4], mac[5], vlan, b->name);
+	else if (ret)
+		snprintf(err, errlen, "removing the entry failed: %s", strerror(-ret));
+	return ret;
 }
 
 void fp_bridge__forget_port(const struct fp_bridge *b, __u32 ifindex)

@@ -56,6 +56,8 @@ struct fp_bridge_port_opts {
 	bool have_vlans;       /* vlans given (else the PVID alone) */
 	__u64 vlans[64];       /* allowed VLANs (the PVID is added) */
 	__u32 flood_limit;     /* flooded frames a second, 0: none */
+	bool have_learn_limit; /* learn_limit given (else FP_BR_LEARN_LIMIT_DEFAULT) */
+	__u32 learn_limit;     /* learned FDB entries at most, 0: no limit */
 };
 /* Makes ifname a member: loads the bridge stage on its pipeline (which
  * it loads if there is none) and enters the port in the bridge's maps.
@@ -77,6 +79,8 @@ const char *fp_bridge__root(const struct fp_bridge *b);
 int fp_bridge__config(const struct fp_bridge *b, struct fp_br_cfg *cfg);
 /* Its member ports, by ifindex (up to max); how many there are. */
 int fp_bridge__ports(const struct fp_bridge *b, struct fp_br_port *ports, int max);
+/* A port's learned FDB entries now (its count, as the stage keeps it). */
+int fp_bridge__learned(const struct fp_bridge *b, const struct fp_br_port *p);
 /* A port's counters summed over the CPUs (from ROOT/IFACE/bridge). */
 int fp_bridge__port_stats(const struct fp_bridge *b, const char *ifname,
 			  struct fp_br_stats *sum);

@@ -123,7 +123,11 @@ static int enter_port(const struct fp_bridge *b, const char *ifname, __u32 ifind
 {
 	struct fp_br_port p = { .ifindex = ifindex, .pvid = o && o->pvid ? o->pvid : 1,
 				.flags = o && o->tagged ? FP_BR_PORT_TAGGED : 0,
-				.flood_limit = o ? o->flood_limit : 0, .added_ns = realtime_ns() };
+				.flood_limit = o ? o->flood_limit : 0, .added_ns = realtime_ns(),
+				.learn_limit = o && o->have_learn_limit ? o->learn_limit :
+					       FP_BR_LEARN_LIMIT_DEFAULT };
+	struct fp_br_learn zero_count = { 0 };
+	__u32 slot, zero_key = 0;
 	struct bpf_devmap_val dv = { .ifindex = ifindex };
 	struct fp_br_key hk = { .vlan = 0 };
 	int ret;
@@ -151,7 +155,25 @@ static int enter_port(const struct fp_bridge *b, const char *ifname, __u32 ifind
 		return ret;
 	}
 	memcpy(hk.mac, p.mac, 6);
-	if (bpf_map_update_elem(b->fd[BR_PINFO], &ifindex, &p, 0) ||
+	/* the host address's bit before the address (never one without it) */
+	cfg.host_bits |= fp_br_host_bit(p.mac);
+	if (bpf_map_update_elem(b->fd[BR_CFG], &zero_key, &cfg, 0)) {
+		ret = -errno;
+		snprintf(err, errlen, "updating bridge %s's config failed: %s", b->name,
+			 strerror(-ret));
+		return ret;
+	}
+	/* its count starts at zero (under the root lock: no other add picks
+	 * the same slot); no entry is behind the port yet */
+	p.slot = fp_bridge__free_slot(b);
+	if (!p.slot) {
+		snprintf(err, errlen, "bridge %s has no free port slot (at most %d ports)", b->name,
+			 FP_BR_PORTS_MAX);
+		return -E2BIG;
+	}
+	slot = p.slot;
+	if (bpf_map_update_elem(b->fd[BR_LEARN], &slot, &zero_count, 0) ||
+	    bpf_map_update_elem(b->fd[BR_PINFO], &ifindex, &p, 0) ||
 	    bpf_map_update_elem(b->fd[BR_HOST], &hk, &ifindex, 0) ||
 	    bpf_map_update_elem(b->fd[BR_PORTS], &ifindex, &dv, 0)) {
 		ret = -errno;

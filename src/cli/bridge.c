@@ -130,6 +130,7 @@ static int do_add(struct cli *cli, int argc, char **argv)
 		{ "tagged", no_argument, NULL, 'T' },
 		{ "untagged", no_argument, NULL, 'U' },
 		{ "flood-limit", required_argument, NULL, 'F' },
+		{ "learn-limit", required_argument, NULL, 'l' },
 		{ 0 },
 	};
 	struct fp_bridge_port_opts o = { .bpffs = cli->bpffs };
@@ -164,6 +165,12 @@ static int do_add(struct cli *cli, int argc, char **argv)
 			if ((ret = num_arg(cli, "--flood-limit", optarg, 1, 100000000, &v)))
 				return ret;
 			o.flood_limit = (__u32)v;
+			break;
+		case 'l':
+			if ((ret = num_arg(cli, "--learn-limit", optarg, 0, FP_BR_FDB_MAX, &v)))
+				return ret;
+			o.learn_limit = (__u32)v;
+			o.have_learn_limit = true;
 			break;
 		case 'U':
 			untagged = true;
@@ -384,6 +391,18 @@ static int show_one(struct cli *cli, const char *name)
 			out_u64("flood_limit", ports[i].flood_limit);
 		else
 			out_null("flood_limit");
+		if (ports[i].learn_limit)
+			out_u64("learn_limit", ports[i].learn_limit);
+		else
+			out_null("learn_limit");
+		{
+			int learned = fp_bridge__learned(b, &ports[i]);
+
+			if (learned >= 0)
+				out_u64("learned", (__u64)learned);
+			else
+				out_null("learned");
+		}
 		if (cfg.flags & FP_BR_VLAN_AWARE) {
 			char list[512];
 
@@ -446,6 +465,8 @@ static const struct {
 	{ "drop_vlan", FP_BR_ST_DROP_VLAN },
 	{ "drop_vlan_out", FP_BR_ST_DROP_VLAN_OUT },
 	{ "drop_storm", FP_BR_ST_DROP_STORM },
+	{ "learn_limited", FP_BR_ST_LEARN_LIMITED },
+	{ "learn_full", FP_BR_ST_LEARN_FULL },
 };
 #define N_STAT_COLS (int)(sizeof(stat_cols) / sizeof(stat_cols[0]))
 
@@ -560,13 +581,15 @@ static const struct cli_verb bridge_verbs[] = {
 	{ "destroy", "NAME", "take every port out of the bridge and remove it", do_destroy,
 	  "Example:  fastpath bridge destroy br0\n" },
 	{ "add", "NAME IFACE [--pvid N] [--vlans LIST] [--tagged | --untagged] "
-	  "[--flood-limit PPS] [--mode { native | skb }]",
+	  "[--flood-limit PPS] [--learn-limit N] [--mode { native | skb }]",
 	  "make IFACE a port of the bridge: the bridge stage in slot 4 of its pipeline "
 	  "(loaded if there is none); refused for a port of any bridge already. VLAN-aware "
 	  "bridges: untagged frames in are of VLAN N (1), LIST the VLANs allowed (with N), "
 	  "frames leave tagged or untagged (the default). --flood-limit: flooded frames "
-	  "(broadcast, multicast, unknown) from IFACE past PPS a second are dropped", do_add,
-	  "Examples: fastpath bridge add br0 eth1\n"
+	  "(broadcast, multicast, unknown) from IFACE past PPS a second are dropped. "
+	  "--learn-limit: IFACE learns at most N FDB entries (4096 by default, 0: no limit); "
+	  "past it new sources are not learned (counted as learn_limited)", do_add,
+	  "Examples: fastpath bridge add br0 eth1 --learn-limit 1000\n"
 	  "          fastpath bridge add br1 eth2 --pvid 10\n"
 	  "          fastpath bridge add br1 eth3 --vlans 10,20-30 --tagged\n" },
 	{ "del", "NAME IFACE", "take IFACE out of the bridge (its pipeline goes too when the "
@@ -580,7 +603,8 @@ static const struct cli_verb bridge_verbs[] = {
 	{ "show", "[NAME]", "a bridge's settings and ports; without NAME, the bridges", do_show,
 	  "Example:  fastpath bridge show br0\n" },
 	{ "stats", "NAME [--watch [S]]", "per port: frames in, forwarded, flooded, passed to "
-	  "the host, dropped by cause, FDB entries learned, moved and aged", do_stats,
+	  "the host, dropped by cause, FDB entries learned, moved and aged, sources not "
+	  "learned (learn_limited: the port at its limit; learn_full: the FDB full)", do_stats,
 	  "Example:  fastpath bridge stats br0 --watch\n" },
 	{ NULL },
 };

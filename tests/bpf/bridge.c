@@ -21,7 +21,13 @@
  *   is dropped;
  * - storm control: floods from a port past its flood limit are dropped
  *   and counted (a burst of 100 ms worth passes), forwarding is not
- *   limited, and another port's floods are not.
+ *   limited, and another port's floods are not;
+ * - learning limit: a MAC flood from one port learns up to its limit and
+ *   no more (learn_limited), evicting none of the other ports' entries;
+ *   a full table refuses (learn_full) and evicts nothing; each port's
+ *   count follows learning, moves (refused into a port at its limit),
+ *   ageing as a destination, and the sweep that gives a port at its
+ *   limit its aged entries back.
  */
 
 #include <net/if.h>
@@ -46,6 +52,7 @@
 #include "bridge.skel.h"
 
 #define N_PORTS 3
+#define COARSE_SLACK_NS 20000000ull /* CLOCK_MONOTONIC_COARSE lags a tick (<= 4 ms) */
 static struct entry_bpf *entry;
 static struct bridge_bpf *br;
 static int cpu = -1;
@@ -150,11 +157,53 @@ static void clear_map(int fd, size_t key_size)
 	}
 }
 
+/* Port i's info: its count at slot i + 1, the limits given. */
+static void set_port(int i, __u32 learn_limit, __u32 flood_limit)
+{
+	struct fp_br_port p = { .ifindex = port[i], .slot = (__u16)(i + 1),
+				.learn_limit = learn_limit, .flood_limit = flood_limit };
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_pinfo), &port[i], &p, 0),
+			 0);
+}
+
+/* Port i's count of learned entries. */
+static __u32 learned(int i)
+{
+	struct fp_br_learn l;
+	__u32 slot = (__u32)i + 1;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(br->maps.fp_br_learn), &slot, &l), 0);
+	return l.learned;
+}
+
+static void set_learned(int i, __u32 n)
+{
+	struct fp_br_learn l = { .learned = n };
+	__u32 slot = (__u32)i + 1;
+
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_learn), &slot, &l, 0), 0);
+}
+
+/* The stage's remembered last source (per CPU) forgotten, as half a
+ * second does. */
+static void forget_last(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	void *z = calloc(ncpu, bpf_map__value_size(br->maps.fp_br_last));
+	__u32 zero = 0;
+
+	assert_non_null(z);
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_last), &zero, z, 0), 0);
+	free(z);
+}
+
 /* Three members, an empty FDB, zero counters, 300 s ageing, one host address. */
 static int reset(void **state)
 {
 	struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI,
-				 .ageing_ns = FP_BR_AGEING_DEFAULT_S * 1000000000ull };
+				 .ageing_ns = FP_BR_AGEING_DEFAULT_S * 1000000000ull,
+				 .host_bits = fp_br_host_bit(mac_host) };
 	int ncpu = libbpf_num_possible_cpus();
 	struct fp_br_stats *zero_st = calloc(ncpu, sizeof(*zero_st));
 	struct fp_br_key hk = key(mac_host);
@@ -164,6 +213,15 @@ static int reset(void **state)
 	clear_map(bpf_map__fd(br->maps.fp_br_fdb), sizeof(struct fp_br_key));
 	clear_map(bpf_map__fd(br->maps.fp_br_ports), sizeof(__u32));
 	clear_map(bpf_map__fd(br->maps.fp_br_pinfo), sizeof(__u32));
+	forget_last(); /* no source remembered from the case before */
+	for (__u32 s = 0; s <= FP_BR_PORTS_MAX; s++) {
+		struct fp_br_learn l = { 0 };
+
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_learn), &s, &l, 0),
+				 0);
+	}
+	for (int i = 0; i < N_PORTS; i++)
+		set_port(i, 0, 0);
 	{
 		struct fp_br_storm s = { 0 };
 
@@ -278,7 +336,8 @@ static void test_learn(void **state)
 	assert_true(fdb_get(mac_a, &v));
 	assert_int_equal(v.ifindex, port[0]);
 	assert_int_equal(v.flags, 0);
-	assert_true(v.seen_ns >= before && v.seen_ns <= mono_ns());
+	/* the stage's clock is CLOCK_MONOTONIC_COARSE: up to a tick behind */
+	assert_true(v.seen_ns >= before - COARSE_SLACK_NS && v.seen_ns <= mono_ns());
 	assert_int_equal(stats().n[FP_BR_ST_LEARNED], 1);
 	assert_int_equal(stats().n[FP_BR_ST_IN], 1);
 	/* the same station again: nothing new learned */
@@ -348,9 +407,10 @@ static void test_refresh_once_a_second(void **state)
 	assert_true(fdb_get(mac_a, &v));
 	assert_int_equal(v.seen_ns, half); /* half a second old: left alone */
 	fdb_put(mac_a, port[0], 0, two);
+	forget_last(); /* (else the stage trusts what it found for half a second) */
 	run_on(0, mac_bcast, mac_a);
 	assert_true(fdb_get(mac_a, &v));
-	assert_true(v.seen_ns >= now);     /* two seconds old: rewritten */
+	assert_true(v.seen_ns >= now - COARSE_SLACK_NS); /* two seconds old: rewritten */
 	assert_int_equal(stats().n[FP_BR_ST_LEARNED], 0);
 }
 
@@ -368,7 +428,8 @@ static void test_ageing(void **state)
 	assert_int_equal(stats().n[FP_BR_ST_AGED], 1);
 	/* a shorter ageing time takes effect at once */
 	{
-		struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI, .ageing_ns = 1000000000ull };
+		struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI, .ageing_ns = 1000000000ull,
+					 .host_bits = fp_br_host_bit(mac_host) };
 		__u32 zero = 0;
 
 		assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_cfg), &zero, &cfg, 0),
@@ -418,11 +479,9 @@ static void test_no_bridge_drops(void **state)
 
 static void test_storm_control(void **state)
 {
-	struct fp_br_port p = { .ifindex = port[0], .flood_limit = 10 }; /* 10 a second */
 	__u64 t0, ms, flooded, dropped;
 
-	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_pinfo), &port[0], &p, 0),
-			 0);
+	set_port(0, 0, 10); /* 10 a second */
 	run_on(1, mac_bcast, mac_b); /* b known, behind port 1 */
 	t0 = mono_ns();
 	for (int i = 0; i < 20; i++)
@@ -443,6 +502,164 @@ static void test_storm_control(void **state)
 	assert_result(run_on(0, mac_bcast, mac_a), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
 }
 
+/* A source found right is not looked up again for half a second: its
+ * entry removed behind the stage's back comes back only after that (or
+ * at once from another port: the remembered source is per port). */
+static void test_last_source_remembered(void **state)
+{
+	struct fp_br_fdb v;
+	struct fp_br_key k = key(mac_a);
+
+	run_on(0, mac_bcast, mac_a);
+	assert_true(fdb_get(mac_a, &v));
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(br->maps.fp_br_fdb), &k), 0);
+	run_on(0, mac_b, mac_a);
+	assert_false(fdb_get(mac_a, &v));      /* trusted: not looked up */
+	usleep(600000);
+	run_on(0, mac_b, mac_a);
+	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[0]); /* learned again */
+	assert_int_equal(stats().n[FP_BR_ST_LEARNED], 2);
+	/* from another port at once */
+	run_on(1, mac_b, mac_a);
+	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[1]);
+}
+
+/* Source MAC number i of a flood. */
+static void flood_mac(__u8 mac[6], int i)
+{
+	const __u8 m[6] = { 0x02, 0xf1, 0, 0, (__u8)(i >> 8), (__u8)i };
+
+	memcpy(mac, m, 6);
+}
+
+static void test_learn_limit(void **state)
+{
+	struct fp_br_fdb v;
+	__u8 mac[6];
+
+	set_port(0, 8, 0);
+	run_on(1, mac_bcast, mac_b); /* b and c, the other ports' stations */
+	run_on(2, mac_bcast, mac_c);
+	for (int i = 0; i < 100; i++) {
+		flood_mac(mac, i);
+		run_on(0, mac_b, mac);
+	}
+	assert_int_equal(learned(0), 8);
+	assert_int_equal(stats().n[FP_BR_ST_LEARNED], 2 + 8);
+	assert_int_equal(stats().n[FP_BR_ST_LEARN_LIMITED], 92);
+	for (int i = 0; i < 100; i++) {
+		flood_mac(mac, i);
+		if (fdb_get(mac, &v) != (i < 8))
+			fail_msg("flood source %d: %s in the FDB", i, i < 8 ? "not" : "");
+	}
+	/* the others' entries stay, their frames still forwarded */
+	assert_true(fdb_get(mac_b, &v) && v.ifindex == port[1]);
+	assert_true(fdb_get(mac_c, &v) && v.ifindex == port[2]);
+	assert_int_equal(learned(1), 1);
+	assert_int_equal(learned(2), 1);
+	assert_result(run_on(2, mac_b, mac_c), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+	/* a frame from a source not learned is still switched */
+	flood_mac(mac, 50);
+	assert_result(run_on(0, mac_b, mac), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+}
+
+static void test_learn_full_evicts_nothing(void **state)
+{
+	int fd = bpf_map__fd(br->maps.fp_br_fdb);
+	struct fp_br_fdb v, st = { .ifindex = port[2], .flags = FP_BR_FDB_STATIC, .seen_ns = 1 };
+	__u8 mac[6];
+
+	run_on(1, mac_bcast, mac_b);
+	/* the rest of the table full of (static) entries */
+	for (int i = 0; i < FP_BR_FDB_MAX - 1; i++) {
+		struct fp_br_key k = { .mac = { 0x02, 0xee, 0, (__u8)(i >> 16), (__u8)(i >> 8), (__u8)i } };
+
+		assert_int_equal(bpf_map_update_elem(fd, &k, &st, BPF_NOEXIST), 0);
+	}
+	for (int i = 0; i < 10; i++) {
+		flood_mac(mac, i);
+		run_on(0, mac_b, mac);
+		assert_false(fdb_get(mac, &v));
+	}
+	assert_int_equal(stats().n[FP_BR_ST_LEARN_FULL], 10);
+	assert_int_equal(learned(0), 0);
+	assert_true(fdb_get(mac_b, &v) && v.ifindex == port[1]);
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+}
+
+static void test_learn_counts_follow(void **state)
+{
+	struct fp_br_fdb v;
+	__u64 old = mono_ns() - 301000000000ull;
+
+	/* a move takes the count from the old port to the new */
+	run_on(0, mac_bcast, mac_a);
+	assert_int_equal(learned(0), 1);
+	run_on(1, mac_bcast, mac_a);
+	assert_int_equal(learned(0), 0);
+	assert_int_equal(learned(1), 1);
+	/* not into a port at its limit: the entry stays where it was */
+	set_port(2, 1, 0);
+	run_on(2, mac_bcast, mac_c);
+	run_on(2, mac_bcast, mac_a);
+	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[1]);
+	assert_int_equal(learned(1), 1);
+	assert_int_equal(learned(2), 1);
+	assert_int_equal(stats().n[FP_BR_ST_LEARN_LIMITED], 1);
+	assert_int_equal(stats().n[FP_BR_ST_MOVED], 1);
+	/* aged as a destination: off its port's count */
+	fdb_put(mac_a, port[1], 0, old);
+	assert_result(run_on(0, mac_a, mac_b), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
+	assert_false(fdb_get(mac_a, &v));
+	assert_int_equal(learned(1), 0);
+	assert_int_equal(stats().n[FP_BR_ST_AGED], 1);
+	/* (b, that frame's source, is learned on port 0) */
+	assert_true(fdb_get(mac_b, &v) && v.ifindex == port[0]);
+	assert_int_equal(learned(0), 1);
+}
+
+static void test_sweep_gives_share_back(void **state)
+{
+	struct fp_br_fdb v;
+	__u64 old = mono_ns() - 301000000000ull;
+	__u8 mac[6];
+
+	/* port 0 at its limit of 3 with stations gone quiet 301 s ago */
+	set_port(0, 3, 0);
+	for (int i = 0; i < 3; i++) {
+		flood_mac(mac, i);
+		fdb_put(mac, port[0], 0, old);
+	}
+	set_learned(0, 3);
+	fdb_put(mac_c, port[2], 0, old); /* another port's, aged too */
+	set_learned(2, 1);
+	fdb_put(mac_b, port[1], 0, mono_ns()); /* a live one */
+	set_learned(1, 1);
+	/* a's first frame is refused, and sweeps the aged entries out */
+	run_on(0, mac_bcast, mac_a);
+	assert_false(fdb_get(mac_a, &v));
+	assert_int_equal(stats().n[FP_BR_ST_LEARN_LIMITED], 1);
+	assert_int_equal(stats().n[FP_BR_ST_AGED], 4);
+	assert_int_equal(learned(0), 0);
+	assert_int_equal(learned(2), 0);
+	assert_int_equal(learned(1), 1);
+	assert_true(fdb_get(mac_b, &v));
+	for (int i = 0; i < 3; i++) {
+		flood_mac(mac, i);
+		assert_false(fdb_get(mac, &v));
+	}
+	/* its next frame is learned */
+	run_on(0, mac_bcast, mac_a);
+	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[0]);
+	assert_int_equal(learned(0), 1);
+	/* no second sweep within the second: aged entries wait */
+	set_port(0, 1, 0);
+	fdb_put(mac_d, port[0], 0, old);
+	run_on(0, mac_bcast, mac_c);
+	assert_true(fdb_get(mac_d, &v));
+	assert_int_equal(stats().n[FP_BR_ST_AGED], 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +676,11 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_source_dropped, reset),
 		cmocka_unit_test_setup(test_no_bridge_drops, reset),
 		cmocka_unit_test_setup(test_storm_control, reset),
+		cmocka_unit_test_setup(test_last_source_remembered, reset),
+		cmocka_unit_test_setup(test_learn_limit, reset),
+		cmocka_unit_test_setup(test_learn_full_evicts_nothing, reset),
+		cmocka_unit_test_setup(test_learn_counts_follow, reset),
+		cmocka_unit_test_setup(test_sweep_gives_share_back, reset),
 	};
 
 	return cmocka_run_group_tests_name("bridge", tests, setup, teardown);

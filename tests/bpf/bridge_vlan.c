@@ -123,9 +123,9 @@ static int setup(void **state)
 		struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI, .flags = FP_BR_VLAN_AWARE,
 					 .ageing_ns = 300000000000ull };
 		struct fp_br_port p[N_PORTS] = {
-			{ .ifindex = port[0], .pvid = 10 },
-			{ .ifindex = port[1], .pvid = 1, .flags = FP_BR_PORT_TAGGED },
-			{ .ifindex = port[2], .pvid = 20 },
+			{ .ifindex = port[0], .pvid = 10, .slot = 1 },
+			{ .ifindex = port[1], .pvid = 1, .flags = FP_BR_PORT_TAGGED, .slot = 2 },
+			{ .ifindex = port[2], .pvid = 20, .slot = 3 },
 		};
 		__u32 zero = 0;
 
@@ -170,6 +170,15 @@ static int reset(void **state)
 		assert_int_equal(bpf_map_delete_elem(fd, &k), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_stats), &zero, z, 0), 0);
 	free(z);
+	{
+		/* no source remembered from the case before (per CPU) */
+		void *l = calloc(ncpu, bpf_map__value_size(br->maps.fp_br_last));
+
+		assert_non_null(l);
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_last), &zero, l, 0),
+				 0);
+		free(l);
+	}
 	return 0;
 }
 
