@@ -49,10 +49,21 @@ TMP=$(mktemp -d /tmp/fp-bench-lbcps.XXXXXX)
 NGINX_PIDS=()
 log() { printf '[%s lb_cps] %s\n' "$(date +%T)" "$*" >&2; }
 
+# ns_kill NS: ends every process in NS (TERM, then KILL after 2 s).
+ns_kill() {
+	local pids i
+	pids=$(ip netns pids "$1" 2>/dev/null) || return 0
+	[[ -n $pids ]] || return 0
+	kill $pids 2>/dev/null
+	for i in $(seq 20); do [[ -z $(ip netns pids "$1" 2>/dev/null) ]] && return 0; sleep 0.1; done
+	kill -9 $(ip netns pids "$1" 2>/dev/null) 2>/dev/null
+}
 cleanup() {
 	set +e
 	for p in "${NGINX_PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-	for n in "$CL" "$LB" "${B[@]}" "$SW"; do ip netns del "$n" 2>/dev/null; done
+	# nsx is a function, so a backgrounded nsx is a subshell whose child is
+	# nginx: end what runs in each namespace before deleting it
+	for n in "$CL" "$LB" "${B[@]}" "$SW"; do ns_kill "$n"; ip netns del "$n" 2>/dev/null; done
 	mountpoint -q "$TMP/bpffs" && umount "$TMP/bpffs"
 	rm -rf "$TMP"
 }

@@ -53,9 +53,21 @@ NS=fpbpx$$
 TMP=$(mktemp -d /tmp/fp-bench-proxy.XXXXXX)
 PIDS=()
 log() { printf '[%s proxy_rate] %s\n' "$(date +%T)" "$*" >&2; }
+# ns_kill NS: ends every process in NS (TERM, then KILL after 2 s).
+ns_kill() {
+	local pids i
+	pids=$(ip netns pids "$1" 2>/dev/null) || return 0
+	[[ -n $pids ]] || return 0
+	kill $pids 2>/dev/null
+	for i in $(seq 20); do [[ -z $(ip netns pids "$1" 2>/dev/null) ]] && return 0; sleep 0.1; done
+	kill -9 $(ip netns pids "$1" 2>/dev/null) 2>/dev/null
+}
 cleanup() {
 	set +e
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	# bg's "$@" is the function in_ns in a subshell: the servers are its
+	# children, so kill what runs in the namespace, not only the subshells
+	ns_kill "$NS"
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$TMP"
