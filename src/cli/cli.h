@@ -97,6 +97,12 @@ bool cli_is_help(const char *arg);
 int cli_usage(const struct cli *cli, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error of getopt_long's return c (':' or '?'): a missing
+ * argument or an unknown option, named as the user wrote it.
+ */
+int cli_bad_option(const struct cli *cli, char *const argv[], int c);
+
 struct fp_rule;
 /*
  * Parses --match TERMS (the rule model's terms, no action) into *out;

@@ -177,11 +177,9 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 		case ':':
 			if (optopt == 'w' || !strcmp(argv[optind - 1], "--write"))
 				return cli_usage(cli, "-w needs FILE, or - for stdout");
-			return cli_usage(cli, "option '%s' needs an argument", argv[optind - 1]);
+			return cli_bad_option(cli, argv, c);
 		default:
-			if (optopt)
-				return cli_usage(cli, "unknown option '-%c'", optopt);
-			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+			return cli_bad_option(cli, argv, c);
 		}
 	}
 	if (argc - optind != 1)

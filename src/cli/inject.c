@@ -187,11 +187,9 @@ static int inject_run(struct cli *cli, int argc, char **argv)
 		case ':':
 			if (optopt == 'r' || !strcmp(argv[optind - 1], "--read"))
 				return cli_usage(cli, "-r needs FILE, a pcap or pcapng capture");
-			return cli_usage(cli, "option '%s' needs an argument", argv[optind - 1]);
+			return cli_bad_option(cli, argv, c);
 		default:
-			if (optopt)
-				return cli_usage(cli, "unknown option '-%c'", optopt);
-			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+			return cli_bad_option(cli, argv, c);
 		}
 	}
 	if (argc - optind != 1)

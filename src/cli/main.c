@@ -180,6 +180,15 @@ static bool wants_help(int argc, char **argv, int from)
 
 /* ---- errors ------------------------------------------------------------ */
 
+int cli_bad_option(const struct cli *cli, char *const argv[], int c)
+{
+	if (c == ':')
+		return cli_usage(cli, "option '%s' needs an argument", argv[optind - 1]);
+	if (optopt)
+		return cli_usage(cli, "unknown option '-%c'", optopt);
+	return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
+}
+
 int cli_usage(const struct cli *cli, const char *fmt, ...)
 {
 	char msg[512];
