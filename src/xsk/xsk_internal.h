@@ -12,9 +12,15 @@
 
 #define XSK_FRAME_SIZE 2048u
 
+/* An RX frame goes back to the fill ring when the last of these clears:
+ * handed out by rx_batch (until rx_release), and sent by forward (until
+ * its completion, which in copy mode may come before the release). */
+#define FRAME_TAKEN 1u
+#define FRAME_ON_TX 2u
+
 /* One queue's socket and its umem: frames [0, rx_frames) for RX (in the
- * fill ring, the RX ring, handed out, or forwarded: on a TX ring with
- * on_tx set), the rest for TX (free_tx, or in flight). A socket on
+ * fill ring, the RX ring, handed out, or forwarded: on a TX ring), the
+ * rest for TX (free_tx, or in flight). A socket on
  * another session's umem (.share) has own pointing to the queue that owns
  * the frames; every frame goes back to own's fill ring or free_tx. */
 struct xsk_queue {
@@ -31,7 +37,9 @@ struct xsk_queue {
 	__u32 unkicked;        /* TX frames queued since the last kick */
 	__u32 peeked, peek_idx; /* RX descriptors handed out, not yet released */
 	struct xsk_queue *own;  /* the queue whose umem and frames this uses (or itself) */
-	__u8 *on_tx;            /* per RX frame: forwarded, not back from a TX ring yet */
+	__u8 *frame;            /* per RX frame: FRAME_TAKEN | FRAME_ON_TX */
+	__u64 *refill;          /* RX frames waiting for room in the fill ring */
+	__u32 n_refill;
 	bool shared;            /* on another session's umem: nothing of it to free */
 	bool in_map, cfg_set;
 	struct fp_steer_counts base; /* the stage's counts when the session opened */

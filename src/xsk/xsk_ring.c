@@ -23,6 +23,12 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + t.tv_nsec;
 }
 
+static __u64 frame_of(__u64 addr)
+{
+	addr = xsk_umem__extract_addr(addr);
+	return addr - addr % XSK_FRAME_SIZE;
+}
+
 /* Takes what the RX rings hold, round robin from x->next, into pkts. */
 static unsigned take(struct fp_xsk *x, struct fp_xsk_pkt *pkts, unsigned max)
 {
@@ -50,6 +56,7 @@ static unsigned take(struct fp_xsk *x, struct fp_xsk_pkt *pkts, unsigned max)
 			pkts[got].queue = q->qid;
 			pkts[got].ts_ns = ts;
 			pkts[got].addr = d->addr;
+			q->frame[frame_of(d->addr) / XSK_FRAME_SIZE] |= FRAME_TAKEN;
 			got++;
 		}
 	}
@@ -99,17 +106,15 @@ int fp_xsk__rx_batch(struct fp_xsk *x, int timeout_ms, struct fp_xsk_pkt *pkts, 
 		return (int)got;
 	if (x->busy_poll)
 		return busy_wait(x, timeout_ms, pkts, max);
+	/* frames still waiting for the fill ring: look again soon */
+	for (unsigned i = 0; i < x->n; i++)
+		if (x->q[i].n_refill && (timeout_ms < 0 || timeout_ms > 1))
+			timeout_ms = 1;
 	for (unsigned i = 0; i < x->n; i++)
 		pfd[i] = (struct pollfd){ .fd = xsk_socket__fd(x->q[i].xsk), .events = POLLIN };
 	if (poll(pfd, x->n, timeout_ms) < 0)
 		return errno == EINTR ? 0 : -errno;
 	return (int)take(x, pkts, max);
-}
-
-static __u64 frame_of(__u64 addr)
-{
-	addr = xsk_umem__extract_addr(addr);
-	return addr - addr % XSK_FRAME_SIZE;
 }
 
 /* Wakes the driver to take the fill ring's frames, if it asks to (copy
@@ -120,32 +125,48 @@ static void fill_wakeup(struct xsk_queue *o)
 		recvfrom(xsk_socket__fd(o->xsk), NULL, 0, MSG_DONTWAIT, NULL, NULL);
 }
 
+/* Gives o's waiting RX frames to its fill ring, as many as it has room
+ * for now. A frame never gets lost on the way: what does not fit waits
+ * in o->refill for the next call (the kernel's consumer index of the
+ * fill ring lags what it has taken; the first version dropped a whole
+ * batch whenever a reserve failed, and a long capture ran out of frames:
+ * every later packet was lost as "fill ring empty"). */
+static void refill(struct xsk_queue *o)
+{
+	__u32 n = o->n_refill, idx;
+
+	if (!n)
+		return;
+	n = xsk_prod_nb_free(&o->fill, n);
+	if (n > o->n_refill)
+		n = o->n_refill;
+	if (!n || xsk_ring_prod__reserve(&o->fill, n, &idx) != n)
+		return;
+	for (__u32 i = 0; i < n; i++)
+		*xsk_ring_prod__fill_addr(&o->fill, idx + i) = o->refill[--o->n_refill];
+	xsk_ring_prod__submit(&o->fill, n);
+	fill_wakeup(o);
+}
+
 void fp_xsk__rx_release(struct fp_xsk *x)
 {
 	for (unsigned i = 0; i < x->n; i++) {
 		struct xsk_queue *q = &x->q[i];
-		__u32 fidx, back = 0, k, w;
 
-		if (!q->peeked)
-			continue;
-		/* the frames not forwarded go back to the fill ring now (it has
-		 * room for all of them); forwarded ones after their completion */
-		for (k = 0; k < q->peeked; k++)
-			back += !q->on_tx[frame_of(xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr) /
-					  XSK_FRAME_SIZE];
-		if (back && xsk_ring_prod__reserve(&q->fill, back, &fidx) == back) {
-			for (k = 0, w = 0; k < q->peeked; k++) {
-				__u64 a = frame_of(xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr);
+		/* the frames not on a TX ring go back to the fill ring now,
+		 * the others after their completion (reclaim) */
+		for (__u32 k = 0; k < q->peeked; k++) {
+			__u64 a = frame_of(xsk_ring_cons__rx_desc(&q->rx, q->peek_idx + k)->addr);
+			__u8 *f = &q->frame[a / XSK_FRAME_SIZE];
 
-				if (!q->on_tx[a / XSK_FRAME_SIZE])
-					*xsk_ring_prod__fill_addr(&q->fill, fidx + w++) = a;
-			}
-			xsk_ring_prod__submit(&q->fill, back);
+			*f &= ~FRAME_TAKEN;
+			if (!*f)
+				q->refill[q->n_refill++] = a;
 		}
-		xsk_ring_cons__release(&q->rx, q->peeked);
+		if (q->peeked)
+			xsk_ring_cons__release(&q->rx, q->peeked);
 		q->peeked = 0;
-		if (back)
-			fill_wakeup(q);
+		refill(q);
 	}
 }
 
@@ -171,31 +192,26 @@ int fp_xsk__rx(struct fp_xsk *x, int timeout_ms, unsigned max, fp_xsk_rx_fn fn, 
 static void reclaim(struct fp_xsk *x, struct xsk_queue *q)
 {
 	struct xsk_queue *o = q->own;
-	__u32 idx, fidx, n = xsk_ring_cons__peek(&q->comp, q->tx_inflight, &idx), nrx = 0;
+	__u32 idx, n = xsk_ring_cons__peek(&q->comp, q->tx_inflight, &idx), nrx = 0;
 
 	if (!n)
 		return;
 	for (__u32 i = 0; i < n; i++) {
 		__u64 a = frame_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
+		__u8 *f = a / XSK_FRAME_SIZE < o->rx_frames ? &o->frame[a / XSK_FRAME_SIZE] : NULL;
 
-		if (a / XSK_FRAME_SIZE < o->rx_frames)
-			nrx++;
-		else
+		if (!f) {
 			o->free_tx[o->n_free_tx++] = a;
-	}
-	/* the fill ring has room: every RX frame has one place at a time */
-	if (nrx && xsk_ring_prod__reserve(&o->fill, nrx, &fidx) == nrx) {
-		for (__u32 i = 0, w = 0; i < n; i++) {
-			__u64 a = frame_of(*xsk_ring_cons__comp_addr(&q->comp, idx + i));
-
-			if (a / XSK_FRAME_SIZE < o->rx_frames) {
-				o->on_tx[a / XSK_FRAME_SIZE] = 0;
-				*xsk_ring_prod__fill_addr(&o->fill, fidx + w++) = a;
-			}
+			continue;
 		}
-		xsk_ring_prod__submit(&o->fill, nrx);
-		fill_wakeup(o);
+		*f &= ~FRAME_ON_TX;
+		if (!*f) { /* else rx_release gives it back */
+			o->refill[o->n_refill++] = a;
+			nrx++;
+		}
 	}
+	if (nrx)
+		refill(o);
 	xsk_ring_cons__release(&q->comp, n);
 	q->tx_inflight -= n;
 	x->sent += n;
@@ -262,7 +278,7 @@ int fp_xsk__forward(struct fp_xsk *out, struct fp_xsk *from, const struct fp_xsk
 	d->addr = p->addr; /* the frame itself: no copy */
 	d->len = p->len;
 	d->options = 0;
-	src->on_tx[frame_of(p->addr) / XSK_FRAME_SIZE] = 1;
+	src->frame[frame_of(p->addr) / XSK_FRAME_SIZE] |= FRAME_ON_TX;
 	xsk_ring_prod__submit(&q->tx, 1);
 	q->tx_inflight++;
 	if (++q->unkicked >= 32)

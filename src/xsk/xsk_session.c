@@ -120,7 +120,11 @@ static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool 
 		      char *err, size_t errlen)
 {
 	struct xsk_umem_config uc = {
-		.fill_size = frames / 2, .comp_size = frames / 2,
+		/* the fill ring holds every RX frame twice over: the kernel
+		 * publishes what it took from the ring only when it has used
+		 * up its cached view, so up to one ring's worth it has taken
+		 * can still look occupied (xsk_ring.c keeps what does not fit) */
+		.fill_size = frames, .comp_size = frames / 2,
 		.frame_size = XSK_FRAME_SIZE, .frame_headroom = 0,
 	};
 	struct xsk_socket_config sc = {
@@ -169,8 +173,9 @@ static int queue_open(struct fp_xsk *x, struct xsk_queue *q, __u32 frames, bool 
 	x->zerocopy = is_zerocopy(q->xsk);
 	q->own = q;
 	q->rx_frames = frames / 2;
-	q->on_tx = calloc(q->rx_frames, 1);
-	if (!q->on_tx)
+	q->frame = calloc(q->rx_frames, 1);
+	q->refill = calloc(q->rx_frames, sizeof(*q->refill));
+	if (!q->frame || !q->refill)
 		return -ENOMEM;
 	if (xsk_ring_prod__reserve(&q->fill, q->rx_frames, &idx) != q->rx_frames) {
 		snprintf(err, errlen, "filling the fill ring of queue %u failed", q->qid);
@@ -370,7 +375,8 @@ void fp_xsk__close(struct fp_xsk *x)
 		if (q->area && !q->shared)
 			munmap(q->area, q->area_len);
 		free(q->free_tx);
-		free(q->on_tx);
+		free(q->frame);
+		free(q->refill);
 	}
 	fp_steer_fds__close(&x->fds);
 	if (x->pl && !fp_pipeline__is_test(x->pl) && remove) {

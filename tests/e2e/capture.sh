@@ -8,6 +8,8 @@
 #    sent to 9000, in order, bytes identical (tshark dumps both files),
 #    none of the TCP traffic, and the transfer completes byte for byte;
 #    the capture, having loaded the pipeline, leaves nothing behind;
+#    10,000 packets through a 256-frame ring: every frame is given back
+#    to the fill ring, none lost;
 # 3. a second capture on the same queue is refused, the first goes on;
 # 4. kill -9 of a capture under traffic: a UDP listener on 9000 on the
 #    capturing side gets nothing while it runs and receives again within
@@ -158,6 +160,21 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["written"] == 50 and d["lost"] == 0 and d["received"] == 50 + d["past_count"], d' "$E2E_TMP/n.json" ||
 	e2e_fail "capture --count 50 under a burst: $(cat "$E2E_TMP/n.json")"
 untouched "$ifv" || e2e_fail "capture N left fastpath on $ifv"
+
+# a capture many times longer than its ring: every frame goes back to the
+# fill ring, again and again (a frame lost on the way would show as "fill
+# ring empty" once the 256 had gone round)
+e2e_bg ip netns exec "$nsv" "$FASTPATH" -j capture "$ifv" --match 'udp dport 9000' --ring 256 \
+	--count 10000 --duration 30 -w "$E2E_TMP/r.pcap" >"$E2E_TMP/r.json" 2>"$E2E_TMP/r.err"
+nr=$E2E_BG_PID
+e2e_wait_for "grep -q 'capturing on' '$E2E_TMP/r.err'" 10 || e2e_fail "capture R did not start: $(cat "$E2E_TMP/r.err")"
+ip netns exec "$nsa" "$FASTPATH" gen "$ifa" --dst-mac "$macv" --udp 9000 --count 10000 \
+	--pps 5000 >/dev/null || e2e_fail "gen"
+e2e_wait_for "! kill -0 $nr" 10 || e2e_fail "capture --ring 256 --count 10000 did not end"
+wait "$nr" || e2e_fail "capture --ring 256 failed: $(cat "$E2E_TMP/r.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+assert d["written"] == 10000 and d["lost"] == 0, d' "$E2E_TMP/r.json" ||
+	e2e_fail "10000 packets through a 256-frame ring: $(cat "$E2E_TMP/r.json")"
 
 # ---- 4. kill -9 under traffic: the stack gets the packets within a second --
 e2e_bg ip netns exec "$nsv" "$PY" "$tools" udp-listen 9000 "$E2E_TMP/heard" 60
