@@ -11,6 +11,7 @@
 # whenever the kthread waits for its CPU (with nothing else running: 1%
 # refused at 100 kpps, 10% at 400 kpps; at SCHED_FIFO 0.4% and 0.05%), and
 # the refused frames' page-pool returns then contend with the receiver.
+# VETH_LAB_NAPI_CPU=0 puts that kthread on the generator's CPU instead.
 # veth_lab_require NAME PREFIX CMD...: root, two CPUs and every CMD, or exit
 # 77 (skipped) saying what is missing; then the lab's names from PREFIX.
 veth_lab_require() {
@@ -41,7 +42,7 @@ veth_lab_up() {
 	napi=$(ps -eo pid=,comm= | awk -v p="napi/$IFR-" 'index($2, p) == 1 { print $1 }')
 	[[ -n $napi ]] || { log "no threaded NAPI kthread for $IFR"; return 1; }
 	for x in $napi; do
-		taskset -pc 1 "$x" >/dev/null && chrt -f -p 50 "$x" >/dev/null || return 1
+		taskset -pc "${VETH_LAB_NAPI_CPU:-1}" "$x" >/dev/null && chrt -f -p 50 "$x" >/dev/null || return 1
 	done
 	MAC=$(ip netns exec "$NSR" cat "/sys/class/net/$IFR/address")
 }
