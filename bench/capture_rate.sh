@@ -22,6 +22,9 @@
 # FP_CAPTURE_ARGS (environment): more arguments for fastpath capture
 # (e.g. "--ring 2048" to compare ring sizes).
 #   xdpdump     `xdpdump -i IFACE --load-xdp-program -w FILE`.
+#   lab_drop    ablation, no tool: the filter drops the flood in XDP. The
+#               highest rate the lab offers with the least receive work:
+#               no tool's zero-loss rate can show above it.
 #
 # Method: bench/dump_rate.sh's (the veth lab, generator on CPU0, the tool
 # on CPU1, a ladder then bisection). -k says where the receiver's NAPI
@@ -46,7 +49,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FASTPATH:-$REPO/build/fastpath}
 WINDOW=5 STEPS=2 BUDGET=170 OUT= KLAB=gen
 LADDER="100000 200000 400000 800000 1600000 3200000"
-TARGETS="fp_capture tcpdump tcpdump_B fp_pass xdpdump"
+TARGETS="fp_capture tcpdump tcpdump_B fp_pass xdpdump lab_drop"
 PORT=11211
 while getopts "w:l:b:B:t:k:o:" c; do
 	case $c in
@@ -67,7 +70,7 @@ for p in $LADDER; do
 	[[ $p =~ ^[0-9]+$ ]] && (( p >= 1000 )) || { echo "capture_rate: bad rate '$p' in -l" >&2; exit 2; }
 done
 for t in $TARGETS; do
-	case $t in fp_capture|fp_capture_null|fp_capture_ring2k|fp_capture_busy|tcpdump|tcpdump_B|fp_drop|fp_pass|xdpdump) ;; *) echo "capture_rate: unknown target '$t'" >&2; exit 2 ;; esac
+	case $t in fp_capture|fp_capture_null|fp_capture_ring2k|fp_capture_busy|tcpdump|tcpdump_B|fp_drop|fp_pass|xdpdump|lab_drop) ;; *) echo "capture_rate: unknown target '$t'" >&2; exit 2 ;; esac
 done
 . "$REPO/bench/veth_lab.sh"
 veth_lab_require capture_rate cr capinfos xdpdump tcpdump "$FP"
@@ -115,12 +118,13 @@ setup() {
 	case $1 in
 	fp_capture*) ;;  # the capture loads the pipeline and its stage itself
 	fp_*) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/$1.rules" >/dev/null ;;
+	lab_drop) in_r "$FP" --bpffs "$TMP/bpffs" filter load "$IFR" "$TMP/fp_drop.rules" >/dev/null ;;
 	esac
 }
 
 teardown() {
 	case $1 in
-	fp_*) in_r "$FP" --bpffs "$TMP/bpffs" filter unload "$IFR" >/dev/null 2>&1
+	fp_*|lab_drop) in_r "$FP" --bpffs "$TMP/bpffs" filter unload "$IFR" >/dev/null 2>&1
 	      rm -rf "${TMP:?}/bpffs/$IFR" ;;  # pins unload may not know of (our private bpffs)
 	esac
 	ip -n "$NSR" link set "$IFR" xdp off 2>/dev/null
@@ -150,6 +154,7 @@ start_tool() {
 			--drops >"$o" 2>"$e" & ;;
 	fp_pass) ip netns exec "$NSR" taskset -c 1 "$FP" --bpffs "$TMP/bpffs" -j dump "$IFR" -w "$1" \
 			>"$o" 2>"$e" & ;;
+	lab_drop) ip netns exec "$NSR" sleep 600 >"$o" 2>"$e" & ;;
 	xdpdump) ip netns exec "$NSR" sh -c "mount --bind '$TMP/xbpffs' /sys/fs/bpf &&
 		exec taskset -c 1 xdpdump -i '$IFR' --load-xdp-program -w '$1'" >"$o" 2>"$e" & ;;
 	esac
@@ -175,6 +180,7 @@ wait_ready() {
 stop_tool() {
 	local i rc
 	kill -INT "$TOOL_PID" 2>/dev/null
+	[[ $T == lab_drop ]] && kill -TERM "$TOOL_PID" 2>/dev/null # a background job ignores INT
 	for (( i = 0; i < 300; i++ )); do
 		kill -0 "$TOOL_PID" 2>/dev/null || break
 		sleep 0.1
@@ -212,9 +218,9 @@ rung() {
 	GEN_PID=$!
 	wait "$GEN_PID"; GEN_PID=
 	sleep 1
-	stop_tool || why="tool exit status $?"
+	stop_tool || [[ $T == lab_drop ]] || why="tool exit status $?"
 	arrived=$(( $(xdp_stat packets) - x0 )); refused=$(( $(rx rx_dropped) - r0 ))
-	if [[ $T == fp_drop ]]; then asked=$(( $(xdp_stat drops) - a0 )); else asked=$arrived; fi
+	if [[ $T == fp_drop || $T == lab_drop ]]; then asked=$(( $(xdp_stat drops) - a0 )); else asked=$arrived; fi
 	# no XDP program: what reached the stack
 	[[ $T == tcpdump* ]] && arrived=$(( $(rx rx_packets) - p0 )) asked=$arrived
 	teardown "$T"
@@ -229,13 +235,14 @@ rung() {
 		sampled=$(( ${written:-0} + ${lost:-0} )) ;;
 	fp_*) written=$(jnum written "$TMP/tool.out"); lost=$(jnum lost "$TMP/tool.out")
 	      sampled=$(jnum sampled "$TMP/tool.out") ;;
+	lab_drop) written=$asked lost=0 sampled=$asked ;;
 	xdpdump)
 		written=$(sed -n 's/^\([0-9]*\) packets captured.*/\1/p' "$TMP/tool.out" "$TMP/tool.err" | head -n1)
 		lost=$(sed -n 's/^\([0-9]*\) packets dropped by perf ring.*/\1/p' "$TMP/tool.out" "$TMP/tool.err" | head -n1)
 		sampled=$(( ${written:-0} + ${lost:-0} )) ;;
 	esac
 	file=$(capinfos -M -c "$out" 2>/dev/null | awk -F': *' '/Number of packets/ { print $2 }')
-	[[ $T == fp_capture_null ]] && file=$written # no file: its own count
+	[[ $T == fp_capture_null || $T == lab_drop ]] && file=$written # no file: its own count
 	rm -f "$out"
 	if [[ -z $written || -z $lost || -z $sampled ]]; then
 		why=${why:-"no counts from the tool: $(tail -n 2 "$TMP/tool.err" | tr '\n' ' ')"}
@@ -312,6 +319,7 @@ name() {
 	fp_drop) echo 'fastpath dump --drops (filter drops the flood)' ;;
 	fp_pass) echo 'fastpath dump, all packets (filter passes the flood)' ;;
 	xdpdump) echo 'xdpdump --load-xdp-program (XDP_PASS)' ;;
+	lab_drop) echo "ablation: no tool, XDP drops the flood (the lab's ceiling)" ;;
 	esac
 }
 {
@@ -334,6 +342,13 @@ name() {
 				       k(top), (tw + tl) ? 100 * tl / (tw + tl) : 0, ts ? 100 * tr / ts : 0
 			}' "$TMP/rungs"
 	done
+	# the goals' ratios from the best zero-loss rates written
+	awk '$11 == 0 { r = ($4 > 0 ? $8 / $4 : 0); if (r > best[$1]) best[$1] = r }
+		function x(a, b) { return (a in best && b in best && best[b] > 0) ? sprintf("%.2fx", best[a] / best[b]) : "n/a" }
+		END {
+			printf "\nGoals: fastpath capture / tcpdump = **%s** (goal >= 3x), / tcpdump -B = %s, ", x("fp_capture", "tcpdump"), x("fp_capture", "tcpdump_B")
+			printf "/ fastpath dump = %s (goal > 1x). The lab'"'"'s ceiling (lab_drop) / tcpdump = %s.\n", x("fp_capture", "fp_pass"), x("lab_drop", "tcpdump")
+		}' "$TMP/rungs"
 	echo
 	echo "Every rung (window ${WINDOW} s; \"asked\" = packets the XDP program handed the tool's capture:"
 	echo "rx_queue_0_xdp_drops for \`--drops\`, rx_queue_0_xdp_packets otherwise; \"in file\" by capinfos):"

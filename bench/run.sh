@@ -482,11 +482,15 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "### Zero-loss capture rate (packets/s written to a pcap on tmpfs)"
 	echo
-	echo "The dump section's method and lab (bench/dump_rate.sh): generator on CPU0, the receiver's"
-	echo "NAPI kthread and the tool on CPU1. \`fastpath capture\` takes the flood through the steer"
-	echo "stage into an AF_XDP socket (copy mode: veth has no zero-copy); tcpdump reads it through"
-	echo "AF_PACKET with its default ring and with \`-B 262144\`. Goals: capture at least 3x"
-	echo "tcpdump's zero-loss rate and above \`fastpath dump\`'s."
+	echo "The dump section's ladder (bench/dump_rate.sh) in the lab of \`capture_rate.sh -k gen\`: the"
+	echo "generator and the receiver's NAPI kthread (the kernel's receive work) on CPU0, the tool alone"
+	echo "on CPU1, so that the generator's frames go back to its page pool on its own CPU (on CPU1 that"
+	echo "lock took 30-60% of the CPU and capped every XDP tool; \`-k tool\` is that lab). A rung fails"
+	echo "when the tool lost a packet or the generator could not send 97% of the rate beside the"
+	echo "receive path. \`fastpath capture\` takes the flood through the steer stage into an AF_XDP"
+	echo "socket (copy mode: veth has no zero-copy); tcpdump reads it through AF_PACKET with its"
+	echo "default ring and with \`-B 262144\`; lab_drop (no tool, XDP drops) is the lab's ceiling."
+	echo "Goals: capture at least 3x tcpdump's zero-loss rate and above \`fastpath dump\`'s."
 	echo
 	cat "$TMP/crate.md"
 	echo
