@@ -21,6 +21,11 @@
 #   router      ip_forward in NSF (10.0.1.0/24 -> 10.0.2.0/24, the sink's
 #               neighbour entry static): the kernel's L3 forwarding, which
 #               also rewrites the MACs and the TTL
+#   fp_rx_only  ablation: `fastpath capture IF1 -w /dev/null` on the same
+#               steered flood, nothing sent: the receive half of forward
+#               alone (its count is the packets the capture took). Where
+#               it is below the kernel's forwarding, forward cannot reach
+#               the kernel in copy mode.
 # Rounds interleave the targets; the ratio fp_forward / kernel is taken per
 # round (the load of others moves both alike) and its median reported.
 set -uo pipefail
@@ -39,7 +44,7 @@ done
 [[ $WINDOW =~ ^[0-9]+$ && $ROUNDS =~ ^[0-9]+$ ]] && (( WINDOW >= 1 && WINDOW <= 60 &&
 	ROUNDS >= 1 && ROUNDS <= 20 )) || { echo "forward_rate: WINDOW 1..60, ROUNDS 1..20" >&2; exit 2; }
 for t in $TARGETS; do
-	case $t in fp_forward|bridge|router) ;; *) echo "forward_rate: unknown target '$t'" >&2; exit 2 ;; esac
+	case $t in fp_forward|bridge|router|fp_rx_only) ;; *) echo "forward_rate: unknown target '$t'" >&2; exit 2 ;; esac
 done
 . "$REPO/bench/veth_lab.sh"
 veth_lab_require forward_rate fw "$FP"
@@ -115,6 +120,17 @@ setup() {
 			sleep 0.1
 		done
 		log "fastpath forward did not start: $(cat "$TMP/fw.err")"; return 1 ;;
+	fp_rx_only)
+		ip netns exec "$NSF" taskset -c 1 "$FP" --bpffs "$TMP/bpffs" -j capture "$IF1" \
+			--match "udp dport $PORT" -w /dev/null >"$TMP/rx.out" 2>"$TMP/rx.err" &
+		TOOL_PID=$!
+		local i
+		for (( i = 0; i < 50; i++ )); do
+			grep -q 'capturing on' "$TMP/rx.err" && { sleep 0.3; return 0; }
+			kill -0 "$TOOL_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		log "fastpath capture did not start: $(cat "$TMP/rx.err")"; return 1 ;;
 	esac
 }
 teardown() {
@@ -122,7 +138,7 @@ teardown() {
 	bridge) in_f ip link del br0 ;;
 	router) in_f sysctl -qw net.ipv4.ip_forward=0
 		in_f ip addr flush dev "$IF1"; in_f ip addr flush dev "$IF2"; in_f ip neigh flush dev "$IF2" ;;
-	fp_forward)
+	fp_forward|fp_rx_only)
 		kill -INT "$TOOL_PID" 2>/dev/null
 		local i
 		for (( i = 0; i < 100; i++ )); do kill -0 "$TOOL_PID" 2>/dev/null || break; sleep 0.1; done
@@ -147,6 +163,12 @@ one() {
 $(sed -n 's/.*"seconds":\([0-9.]*\).*/\1/p' "$TMP/gen.json") $(( $(sink) - s0 )) $(( $(stat1 rx_dropped) - r0 ))" >"$TMP/one"
 	[[ $t == fp_forward ]] && cp "$TMP/fw.err" "$TMP/fw.last"
 	teardown "$t"
+	if [[ $t == fp_rx_only ]]; then # its count: what the capture took
+		local took
+		took=$(sed -n 's/.*"written":\([0-9]*\).*/\1/p' "$TMP/rx.out")
+		read -r sent secs _ refused <"$TMP/one"
+		echo "$sent $secs ${took:-0} $refused" >"$TMP/one"
+	fi
 }
 
 for (( r = 1; r <= ROUNDS; r++ )); do
@@ -168,6 +190,7 @@ mode=$(sed -n 's/^forwarding .*(\(.*\))$/\1/p' "$TMP/fw.last" 2>/dev/null)
 		fp_forward) n="fastpath forward (AF_XDP, ${mode:-?})" ;;
 		bridge) n="Linux bridge (kernel L2 forwarding)" ;;
 		router) n="ip_forward router namespace (kernel L3 forwarding)" ;;
+		fp_rx_only) n="ablation: fastpath capture -w /dev/null (forward's receive half; packets taken)" ;;
 		esac
 		awk -v t="$t" -v n="$n" 'BEGIN { k = 0 } $2 == t { p[k] = $7; o[k] = ($4 > 0 ? $3 / $4 : 0); k++ }
 			function med(a, n,  i, j, x) { for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
@@ -176,7 +199,7 @@ mode=$(sed -n 's/^forwarding .*(\(.*\))$/\1/p' "$TMP/fw.last" 2>/dev/null)
 	done
 	echo
 	for t in $TARGETS; do
-		[[ $t == fp_forward ]] && continue
+		[[ $t == fp_forward || $t == fp_rx_only ]] && continue
 		awk -v t="$t" '$2 == "fp_forward" { f[$1] = $7 } $2 == t { b[$1] = $7 }
 			END { k = 0; for (r in f) if (b[r] > 0) { x[k++] = f[r] / b[r] }
 			      for (i = 0; i < k; i++) for (j = i + 1; j < k; j++) if (x[j] < x[i]) { y = x[i]; x[i] = x[j]; x[j] = y }
