@@ -100,7 +100,7 @@ grep -q '"mode":"copy","path":"same umem"' "$E2E_TMP/same.fw.out" ||
 
 # a burst of 2000 distinct frames, injected as fast as AF_XDP sends them:
 # full batches, and a frame's TX completion may come before its batch is
-# released (copy mode sends within the kick). Every frame must go back to
+# released (the kernel frees the sent copy at once or later). Every frame must go back to
 # the fill ring exactly once: twice, and the kernel writes two packets
 # into one frame; never, and the umem runs dry.
 m=2000
