@@ -120,6 +120,9 @@ static inline int px_client_drained(struct px_conn *c)
 	return 0;
 }
 
+/* stats_json.c: the control socket's "stats" answer (a new jansson object) */
+struct json_t *px_stats_json(const struct px_server *s);
+
 /* 400 414 431 505 408 503 502 other */
 int px_refused_slot(int status);
 extern const int px_refused_status[8];
