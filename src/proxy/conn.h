@@ -71,9 +71,15 @@ struct px_conn {
 	uint64_t body_since;      /* body_timeout.c: when the client last sent body bytes */
 	uint64_t body_rx, body_brx; /* ... its bytes received then, the backend's at the start */
 	uint64_t body_checked;    /* ... the last look (at most 4 a second) */
-	/* the data paths (pump.c): copy's buffer of bp_bytes from bb_off ... */
+	/* the data paths (pump.c): copy's buffer of bp_bytes from bb_off;
+	 * splice's of small bursts (bb_left of bp_bytes), b_big while the
+	 * backend's bursts are large (spliced), b_burst bytes of this one,
+	 * b_small_bursts small ones in a row ... */
 	char *bbuf;
-	size_t bb_off;
+	size_t bb_off, bb_left;
+	bool b_big;
+	unsigned b_small_bursts;
+	uint64_t b_burst;
 	/* ... sockmap's: in the maps under kcookie; kseen bytes redirected so
 	 * far, kwritten reached the client socket (less kbase) at kprogress_ms;
 	 * kwait: bytes still on their way, the server polls */

@@ -4,7 +4,8 @@
  * chunk lines) out of c->out, body bytes client->backend, and the
  * backend's bytes back to the client. conn.c decides what moves and how
  * much; these only move it, by the server's data path:
- *   splice   both ways socket -> pipe -> socket, never in user space;
+ *   splice   both ways socket -> pipe -> socket, never in user space,
+ *            but for small responses (under 16 KiB: one recv, one send);
  *   copy     read into and written from the proxy's memory (a baseline);
  *   sockmap  responses redirected in the kernel by a BPF verdict program
  *            (pump_sockmap.c), bodies spliced as above.
@@ -162,7 +163,45 @@ int px_drain_cp(struct px_server *s, struct px_conn *c)
 	return moved;
 }
 
-/* backend -> pipe -> client, never through user space */
+/* backend -> pipe -> client, never through user space, except a small
+ * burst: while the backend's bursts stay under SMALL_READ, each is read
+ * with one recv() and written with one send() (copied: 2 calls, not a
+ * splice in, a splice out and an EAGAIN); a read that fills SMALL_READ
+ * sends those bytes and splices the rest of the burst, and later bursts,
+ * until SMALL_BURSTS bursts in a row were small again. bp_bytes counts
+ * the bytes on their way: bb_left of them in bbuf (sent first: they came
+ * first), the others in the pipe. */
+#define SMALL_READ (1u << 14)
+#define SMALL_BURSTS 4
+
+static int b2c_small(struct px_server *s, struct px_conn *c)
+{
+	ssize_t n;
+
+	if (!c->bbuf && !(c->bbuf = malloc(SMALL_READ)))
+		return FAILED;
+	n = recv(c->bfd, c->bbuf, SMALL_READ, MSG_DONTWAIT);
+	if (n > 0) {
+		c->bb_off = 0;
+		c->bb_left = (size_t)n;
+		c->bp_bytes += (size_t)n;
+		s->backends[c->backend].bytes_copied += (uint64_t)n;
+		if (n == (ssize_t)SMALL_READ) {
+			c->b_big = true; /* more may wait: splice the rest */
+			c->b_burst = 0;
+		} else if (!c->b_hup) {
+			c->b_readable = false; /* emptied: the next bytes bring an event */
+		}
+		return MOVED;
+	}
+	if (n < 0 && errno == EAGAIN) {
+		c->b_readable = false;
+		return BLOCKED;
+	}
+	c->backend_eof = true; /* EOF or reset */
+	return FAILED;
+}
+
 int px_b2c_splice(struct px_server *s, struct px_conn *c)
 {
 	bool moved = false;
@@ -170,6 +209,18 @@ int px_b2c_splice(struct px_server *s, struct px_conn *c)
 	for (;;) {
 		ssize_t n;
 
+		if (c->bb_left) {
+			n = send(c->cfd, c->bbuf + c->bb_off, c->bb_left, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n < 0)
+				return errno == EAGAIN ? moved : FAILED;
+			c->bb_off += (size_t)n;
+			c->bb_left -= (size_t)n;
+			c->bp_bytes -= (size_t)n;
+			moved = true;
+			if (c->st == PX_HEAD && !c->in_len)
+				c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
+			continue;
+		}
 		if (c->bp_bytes) {
 			n = splice(c->bp[0], NULL, c->cfd, NULL, c->bp_bytes,
 				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
@@ -184,16 +235,34 @@ int px_b2c_splice(struct px_server *s, struct px_conn *c)
 		}
 		if (c->backend_eof || !c->b_readable)
 			return moved; /* nothing new since the last EAGAIN: no syscall */
+		if (!c->b_big) {
+			int r = b2c_small(s, c);
+
+			if (r == FAILED)
+				return MOVED; /* backend_eof: the caller sees it */
+			if (r == BLOCKED)
+				return moved;
+			moved = true;
+			continue;
+		}
 		if (make_pipe(c->bp))
 			return FAILED;
 		n = splice(c->bfd, NULL, c->bp[1], NULL, SPLICE_CHUNK,
 			   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 		if (n > 0) {
 			c->bp_bytes += (size_t)n;
+			c->b_burst += (uint64_t)n;
 			moved = true;
 			continue;
 		}
 		if (n < 0 && errno == EAGAIN) {
+			/* a burst ends: after SMALL_BURSTS small ones, copy again */
+			c->b_small_bursts = c->b_burst < SMALL_READ ? c->b_small_bursts + 1 : 0;
+			if (c->b_small_bursts >= SMALL_BURSTS) {
+				c->b_big = false;
+				c->b_small_bursts = 0;
+			}
+			c->b_burst = 0;
 			c->b_readable = false;
 			return moved;
 		}
