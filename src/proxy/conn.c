@@ -29,6 +29,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #define LINGER_MS 1000
 
@@ -172,13 +174,16 @@ static int backend_connect(struct px_server *s, struct px_conn *c)
 		unsigned b = s->rr++ % n;
 		const struct sockaddr_storage *to = cfg->n_backends ? &cfg->backends[b] : &c->orig;
 		socklen_t tl = cfg->n_backends ? cfg->backend_len[b] : c->orig_len;
-		int fd;
+		int fd, one = 1;
 
 		c->tries++;
 		s->backends[b].connects++;
 		fd = socket(to->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -errno;
+		/* a head and its body go in separate sends: no Nagle wait for the
+		 * backend's (delayed) ACK between them (HAProxy sets it too) */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(fd, (const struct sockaddr *)to, tl) && errno != EINPROGRESS) {
 			s->backends[b].connect_failures++;
 			close(fd);
