@@ -369,6 +369,8 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 	px_log(s, c, c->in + q->method.off, q->method.len, s->path, (size_t)n, 0,
 	       vd.rule >= 0 ? (long)s->pol->pol.rules[vd.rule].line : 0);
 	s->backends[c->backend].requests++;
+	if (q->method.len == 4 && !memcmp(c->in + q->method.off, "HEAD", 4))
+		c->b_no_hold = true; /* its response announces a body it does not have */
 	s->backends[c->backend].bytes_copied += (uint64_t)hl;
 	c->last = !q->keep_alive;
 	px_consume_in(c, (size_t)hl);

@@ -78,6 +78,9 @@ struct px_conn {
 	char *bbuf;
 	size_t bb_off, bb_left;
 	bool b_big;
+	bool b_hold, b_no_hold;   /* a response head held for its body (pump.c);
+				   * never after a HEAD request */
+	uint64_t hold_ms;
 	unsigned b_small_bursts;
 	uint64_t b_burst;
 	/* ... sockmap's: in the maps under kcookie; kseen bytes redirected so

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -174,23 +175,89 @@ int px_drain_cp(struct px_server *s, struct px_conn *c)
 #define SMALL_READ (1u << 14)
 #define SMALL_BURSTS 4
 
+/*
+ * A burst that is exactly one response head announcing a body (a status
+ * with one, Content-Length > 0, no Transfer-Encoding) while the body is
+ * still on its way (nginx writes the two apart): held up to HOLD_MS, so
+ * that head and body reach the client in one send, one segment, not two
+ * deliveries and wakeups of the client. Never on a connection that sent
+ * HEAD (its responses announce bodies they do not have); the bytes are
+ * unchanged, only their send waits, and no longer than HOLD_MS.
+ */
+#define HOLD_MS 2
+
+static bool head_awaits_body(const char *p, size_t n)
+{
+	const char *end, *l;
+	bool cl = false;
+	int st;
+
+	if (n < 16 || n > 4096 || memcmp(p, "HTTP/1.", 7) || p[8] != ' ' ||
+	    memcmp(p + n - 4, "\r\n\r\n", 4))
+		return false;
+	end = memmem(p, n, "\r\n\r\n", 4);
+	if (end != p + n - 4)
+		return false; /* more than one head: pipelined responses */
+	for (int i = 9; i < 12; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	st = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+	if (st < 200 || st == 204 || st == 304)
+		return false;
+	for (l = memchr(p, '\n', n); l && l < end; l = memchr(l + 1, '\n', (size_t)(end - l))) {
+		const char *v = l + 1;
+
+		if (!strncasecmp(v, "transfer-encoding:", 18))
+			return false;
+		if (!strncasecmp(v, "content-length:", 15)) {
+			for (v += 15; *v == ' ' || *v == '\t'; v++)
+				;
+			cl = *v >= '1' && *v <= '9';
+		}
+	}
+	return cl;
+}
+
+/* Whether a held head waits on: no backend EOF or hang-up, not past HOLD_MS. */
+static bool held(struct px_conn *c)
+{
+	if (!c->b_hold)
+		return false;
+	if (!c->backend_eof && !c->b_hup && px_now_ms() - c->hold_ms < HOLD_MS)
+		return true;
+	c->b_hold = c->kwait = false;
+	return false;
+}
+
 static int b2c_small(struct px_server *s, struct px_conn *c)
 {
+	size_t room;
 	ssize_t n;
 
 	if (!c->bbuf && !(c->bbuf = malloc(SMALL_READ)))
 		return FAILED;
-	n = recv(c->bfd, c->bbuf, SMALL_READ, MSG_DONTWAIT);
-	if (n > 0) {
+	if (!c->bb_left)
 		c->bb_off = 0;
-		c->bb_left = (size_t)n;
+	room = SMALL_READ - c->bb_off - c->bb_left; /* a held head stays in front */
+	n = recv(c->bfd, c->bbuf + c->bb_off + c->bb_left, room, MSG_DONTWAIT);
+	if (n > 0) {
+		bool fresh = !c->bb_left;
+
+		c->bb_left += (size_t)n;
 		c->bp_bytes += (size_t)n;
 		s->backends[c->backend].bytes_copied += (uint64_t)n;
-		if (n == (ssize_t)SMALL_READ) {
+		c->b_hold = c->kwait = false;
+		if ((size_t)n == room) {
 			c->b_big = true; /* more may wait: splice the rest */
 			c->b_burst = 0;
-		} else if (!c->b_hup) {
+			return MOVED;
+		}
+		if (!c->b_hup)
 			c->b_readable = false; /* emptied: the next bytes bring an event */
+		if (fresh && !c->b_no_hold && !c->b_hup &&
+		    head_awaits_body(c->bbuf + c->bb_off, c->bb_left)) {
+			c->b_hold = c->kwait = true; /* the server polls: released in HOLD_MS */
+			c->hold_ms = px_now_ms();
 		}
 		return MOVED;
 	}
@@ -209,7 +276,7 @@ int px_b2c_splice(struct px_server *s, struct px_conn *c)
 	for (;;) {
 		ssize_t n;
 
-		if (c->bb_left) {
+		if (c->bb_left && !held(c)) {
 			n = send(c->cfd, c->bbuf + c->bb_off, c->bb_left, MSG_NOSIGNAL | MSG_DONTWAIT);
 			if (n < 0)
 				return errno == EAGAIN ? moved : FAILED;
@@ -221,8 +288,8 @@ int px_b2c_splice(struct px_server *s, struct px_conn *c)
 				c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;
 			continue;
 		}
-		if (c->bp_bytes) {
-			n = splice(c->bp[0], NULL, c->cfd, NULL, c->bp_bytes,
+		if (c->bp_bytes > c->bb_left) { /* in the pipe (none while a head is held) */
+			n = splice(c->bp[0], NULL, c->cfd, NULL, c->bp_bytes - c->bb_left,
 				   SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
 			if (n < 0)
 				return errno == EAGAIN ? moved : FAILED;
