@@ -377,9 +377,11 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 	if (q->body == FP_HTTP_BODY_LENGTH) {
 		c->st = PX_BODY_LEN;
 		c->body_left = q->content_length;
+		px_body_start(c);
 	} else if (q->body == FP_HTTP_BODY_CHUNKED) {
 		c->st = PX_BODY_CHUNKED;
 		fp_http_chunked__init(&c->ch, &s->cfg->limits);
+		px_body_start(c);
 	} else {
 		c->st = PX_HEAD;
 		c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;

@@ -179,6 +179,8 @@ int px_tproxy_accepted(const struct px_server *s, struct px_conn *c);
  * closed (c->dead). Another state: forgets the body's clock.
  */
 void px_body_check(struct px_server *s, struct px_conn *c, uint64_t now);
+/* Notes the backend's bytes received so far: a request's body begins. */
+void px_body_start(struct px_conn *c);
 int px_tunnel_step(struct px_server *s, struct px_conn *c);
 
 #endif
