@@ -4,7 +4,11 @@
 # the Death Star's allow/deny ACL:
 #   nginx          wrk -> nginx (no proxy: the ceiling)
 #   haproxy        Debian's HAProxy, nbthread 1, `option splice-auto`, the
-#                  same ACL (allow /dock*, /comms; deny /exhaust-port* 403)
+#                  same ACL (allow /dock*, /comms; deny /exhaust-port* 403);
+#                  in practice it copies through 16 KiB buffers (its
+#                  splice-auto never judged a keep-alive response worth it)
+#   haproxy-splice the same with `option splice-request` and
+#                  `option splice-response`: HAProxy's kernel path, forced
 #   fp-splice      fastpath proxy --data-path splice
 #   fp-copy        fastpath proxy --data-path copy
 #   fp-sockmap     fastpath proxy --data-path sockmap
@@ -18,14 +22,21 @@
 # interleaved (every target once a round, the order rotated); reported per
 # target: requests/s and p99 latency (medians of rounds), the response
 # bytes' rate for 1 MiB, and the ratio to HAProxy paired round by round
-# (median of the rounds' ratios). A target with socket errors or non-2xx
-# answers in a round is marked. Output: markdown tables (stdout, and OUT.md).
+# (median of the rounds' ratios); where the CPU went: the proxy process's
+# own CPU time per request (utime+stime from /proc, kernel work in its
+# system calls included) and each CPU's busy share over the window (the
+# load side, CPU 0, is the bound when it is near 100% and CPU 1 is not).
+# Then the goals, fastpath's default data path (splice) against HAProxy,
+# each ratio paired round by round: median (min-max) and met or not; and
+# the ceiling row: nginx directly against HAProxy. A target with socket
+# errors or non-2xx answers in a round is marked. Output: markdown tables
+# (stdout, and OUT.md).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
 ROUNDS=3 WINDOW=5 OUT= SMALL_C=32 BIG_C=8
-TARGETS="nginx haproxy fp-splice fp-copy fp-sockmap"
+TARGETS="nginx haproxy haproxy-splice fp-splice fp-copy fp-sockmap"
 while getopts "r:w:t:c:C:o:" c; do
 	case $c in
 	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
@@ -36,9 +47,11 @@ done
 (( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 && SMALL_C >= 1 && SMALL_C <= 1000 &&
    BIG_C >= 1 && BIG_C <= 1000 )) ||
 	{ echo "proxy_rate: ROUNDS 1..20, WINDOW 1..60, connections 1..1000" >&2; exit 2; }
-declare -A PORT=([nginx]=8080 [haproxy]=8001 [fp-splice]=8002 [fp-copy]=8003 [fp-sockmap]=8004)
+declare -A PORT=([nginx]=8080 [haproxy]=8001 [fp-splice]=8002 [fp-copy]=8003 [fp-sockmap]=8004
+	[haproxy-splice]=8005)
 for t in $TARGETS; do
-	[[ -n ${PORT[$t]:-} ]] || { echo "proxy_rate: target '$t': nginx haproxy fp-splice fp-copy fp-sockmap" >&2; exit 2; }
+	[[ -n ${PORT[$t]:-} ]] ||
+		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice fp-splice fp-copy fp-sockmap" >&2; exit 2; }
 done
 [[ $(id -u) == 0 ]] || { echo "proxy_rate: needs root (namespaces, BPF)" >&2; exit 77; }
 for b in wrk nginx haproxy taskset python3; do
@@ -133,7 +146,10 @@ allow path /comms
 deny path /exhaust-port* status 403
 POL
 bg in_ns taskset -c "$CPU_LOAD" nginx -p "$TMP/nginx" -c "$TMP/nginx.conf" -g 'daemon off;'
+sed -e 's/:8001$/:8005/' -e 's/option splice-auto/option splice-request\n\toption splice-response/' \
+	"$TMP/haproxy.cfg" >"$TMP/haproxy-splice.cfg"
 bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy.cfg" -db
+bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy-splice.cfg" -db
 for dp in splice copy sockmap; do
 	bg in_ns taskset -c "$CPU_PROXY" "$FP" proxy run --listen "127.0.0.1:${PORT[fp-$dp]}" \
 		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-$dp.sock" \
@@ -153,6 +169,21 @@ for t in $TARGETS; do
 	[[ $t == nginx || $st == 403 ]] || { log "$t: the exhaust port answered $st"; exit 1; }
 done
 
+# the process serving a target's port in the namespace (none for nginx: no proxy)
+declare -A PPID_OF
+for t in $TARGETS; do
+	[[ $t == nginx ]] && continue
+	want="--listen 127.0.0.1:${PORT[$t]}"
+	[[ $t == haproxy* ]] && want="$TMP/$t.cfg"
+	for p in $(ip netns pids "$NS"); do
+		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$want" && PPID_OF[$t]=$p
+	done
+	[[ -n ${PPID_OF[$t]:-} ]] || { log "$t: its process not found"; exit 1; }
+done
+# cpu_ticks PID: its utime+stime; cpus: busy (not steal) and all ticks of CPU 0 and 1
+cpu_ticks() { [[ -n $1 ]] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpus() { awk '/^cpu[01] /{printf "%d %d ", $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+
 log "$ROUNDS rounds of ${WINDOW} s: $TARGETS (small: $SMALL_C connections, 1 MiB: $BIG_C)"
 tlist=($TARGETS)
 for r in $(seq "$ROUNDS"); do
@@ -162,51 +193,93 @@ for r in $(seq "$ROUNDS"); do
 		for size in small big; do
 			conns=$SMALL_C
 			[[ $size == big ]] && conns=$BIG_C
+			pt0=$(cpu_ticks "${PPID_OF[$t]:-}") c0=$(cpus)
 			in_ns taskset -c "$CPU_LOAD" wrk -t1 -c "$conns" -d "${WINDOW}s" --latency \
 				"http://127.0.0.1:${PORT[$t]}/dock/$size" >"$TMP/wrk.$r.$size.$t" 2>&1
+			echo "cpu $pt0 $(cpu_ticks "${PPID_OF[$t]:-}") $c0 $(cpus)" >>"$TMP/wrk.$r.$size.$t"
 			log "round $r $t $size: $(grep -E 'Requests/sec' "$TMP/wrk.$r.$size.$t" | tr -s ' ')"
 		done
 	done
 done
 
-python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" >"$TMP/out.md" <<'PY'
+python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" "$(getconf CLK_TCK)" >"$TMP/out.md" <<'PY'
 import re, statistics, sys
 tmp, rounds, targets, sc, bc = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
+hz = float(sys.argv[6])
 unit = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 def parse(path):
+    """(requests/s, p99 ms, errors, proxy CPU us a request, CPU0 busy %, CPU1 busy %)"""
     t = open(path).read()
     m = re.search(r"Requests/sec:\s*([\d.]+)", t)
     p = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
+    n = re.search(r"^\s*(\d+) requests in", t, re.M)
+    c = re.search(r"^cpu (.*)$", t, re.M)
     bad = bool(re.search(r"Socket errors|Non-2xx", t))
-    return (float(m.group(1)) if m else 0.0, float(p.group(1)) * unit[p.group(2)] if p else float("nan"), bad)
+    us = b0 = b1 = float("nan")
+    if c and n and int(n.group(1)):
+        v = [float(x) for x in c.group(1).split()]
+        us = (v[1] - v[0]) / hz * 1e6 / int(n.group(1))
+        if len(v) == 10 and v[7] > v[3] and v[9] > v[5]:
+            b0 = 100 * (v[6] - v[2]) / (v[7] - v[3])
+            b1 = 100 * (v[8] - v[4]) / (v[9] - v[5])
+    return (float(m.group(1)) if m else 0.0, float(p.group(1)) * unit[p.group(2)] if p else float("nan"),
+            bad, us, b0, b1)
 names = {"nginx": "nginx directly", "haproxy": "HAProxy 2.6 (nbthread 1, splice-auto)",
+         "haproxy-splice": "HAProxy 2.6, splice-request/response",
          "fp-splice": "fastpath proxy, splice", "fp-copy": "fastpath proxy, copy",
          "fp-sockmap": "fastpath proxy, sockmap"}
+def ratios(res, t, ref, k):
+    return [x[k] / res[ref][i][k] for i, x in enumerate(res[t]) if res[ref][i][k]]
+def mmm(v):
+    return f"{statistics.median(v):.2f}x ({min(v):.2f}-{max(v):.2f})" if v else "-"
+allres = {}
 for size, title, conns in (("small", "100-byte responses", sc), ("big", "1 MiB responses", bc)):
     res = {t: [parse(f"{tmp}/wrk.{r}.{size}.{t}") for r in range(1, rounds + 1)] for t in targets}
+    allres[size] = res
     print(f"\n#### {title} (wrk -t1 -c {conns}, keep-alive)\n")
     hdr = "| target | requests/s | p99 ms |"
     if size == "big":
         hdr += " Gbit/s |"
     if "haproxy" in targets:
         hdr += " req/s vs HAProxy | p99 vs HAProxy |"
+    hdr += " proxy CPU us/req | CPU0 / CPU1 busy |"
     print(hdr)
     print("|" + "---|" * (hdr.count("|") - 1))
     for t in targets:
-        rps = statistics.median(x[0] for x in res[t])
-        p99 = statistics.median(x[1] for x in res[t])
+        med = lambda k: statistics.median(x[k] for x in res[t])
+        rps, p99 = med(0), med(1)
         mark = " (errors)" if any(x[2] for x in res[t]) else ""
         row = f"| {names[t]}{mark} | {rps:,.0f} | {p99:.2f} |"
         if size == "big":
             row += f" {rps * (1 << 20) * 8 / 1e9:.1f} |"
         if "haproxy" in targets:
-            h = res["haproxy"]
-            rr = statistics.median(x[0] / h[i][0] for i, x in enumerate(res[t]) if h[i][0])
-            pr = statistics.median(x[1] / h[i][1] for i, x in enumerate(res[t]) if h[i][1])
-            row += f" {rr:.2f}x | {pr:.2f}x |"
+            row += f" {statistics.median(ratios(res, t, 'haproxy', 0)):.2f}x |"
+            row += f" {statistics.median(ratios(res, t, 'haproxy', 1)):.2f}x |"
+        cpu = "-" if t == "nginx" else f"{med(3):,.1f}"
+        row += f" {cpu} | {med(4):.0f}% / {med(5):.0f}% |"
         print(row)
     per = " ".join(f"{t}:" + "/".join(f"{x[0]:.0f}" for x in res[t]) for t in targets)
     print(f"\nRequests/s by round: {per}")
+fp = "fp-splice"
+if fp in targets and "haproxy" in targets:
+    s, b = allres["small"], allres["big"]
+    print(f"\n#### Goals: fastpath proxy (splice, the default) against HAProxy, paired round by round\n")
+    print("| goal | vs HAProxy (splice-auto): median (min-max) | met | vs HAProxy, splice forced |")
+    print("|---|---|---|---|")
+    for what, size, k, goal, better in (("requests/s, 100 B", "small", 0, 1.0, max),
+                                       ("throughput, 1 MiB", "big", 0, 1.5, max),
+                                       ("p99, 100 B", "small", 1, 1.0, min),
+                                       ("p99, 1 MiB", "big", 1, 1.0, min)):
+        v = ratios(allres[size], fp, "haproxy", k)
+        ok = v and (statistics.median(v) >= goal if better is max else statistics.median(v) <= goal)
+        alt = mmm(ratios(allres[size], fp, "haproxy-splice", k)) if "haproxy-splice" in targets else "-"
+        sign = ">=" if better is max else "<="
+        print(f"| {what} {sign} {goal:.1f}x | {mmm(v)} | {'**met**' if ok else '**not met**'} | {alt} |")
+    if "nginx" in targets:
+        print("\nCeiling check (no proxy at all): nginx directly against HAProxy, paired: "
+              f"100 B {mmm(ratios(s, 'nginx', 'haproxy', 0))}, 1 MiB {mmm(ratios(b, 'nginx', 'haproxy', 0))}; "
+              f"fastpath splice against nginx directly: 100 B {mmm(ratios(s, fp, 'nginx', 0))}, "
+              f"1 MiB {mmm(ratios(b, fp, 'nginx', 0))}.")
 PY
 cat "$TMP/out.md"
 [[ -n $OUT ]] && cp "$TMP/out.md" "$OUT"

@@ -32,6 +32,13 @@ static uint64_t bytes_received(int fd)
 	return ti.tcpi_bytes_received;
 }
 
+/* The backend's count when the body begins, not at the timer's first look:
+ * a response that came between the two would look like none at all. */
+void px_body_start(struct px_conn *c)
+{
+	c->body_brx = bytes_received(c->bfd);
+}
+
 void px_body_check(struct px_server *s, struct px_conn *c, uint64_t now)
 {
 	uint64_t rx;
@@ -47,7 +54,6 @@ void px_body_check(struct px_server *s, struct px_conn *c, uint64_t now)
 	if (!c->body_since) { /* the body began since the last look */
 		c->body_since = now;
 		c->body_rx = rx;
-		c->body_brx = bytes_received(c->bfd);
 		return;
 	}
 	if (rx != c->body_rx || c->cp_bytes || c->out_off < c->out_len || c->connecting) {

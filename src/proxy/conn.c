@@ -29,6 +29,8 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #define LINGER_MS 1000
 
@@ -172,13 +174,16 @@ static int backend_connect(struct px_server *s, struct px_conn *c)
 		unsigned b = s->rr++ % n;
 		const struct sockaddr_storage *to = cfg->n_backends ? &cfg->backends[b] : &c->orig;
 		socklen_t tl = cfg->n_backends ? cfg->backend_len[b] : c->orig_len;
-		int fd;
+		int fd, one = 1;
 
 		c->tries++;
 		s->backends[b].connects++;
 		fd = socket(to->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -errno;
+		/* a head and its body go in separate sends: no Nagle wait for the
+		 * backend's (delayed) ACK between them (HAProxy sets it too) */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(fd, (const struct sockaddr *)to, tl) && errno != EINPROGRESS) {
 			s->backends[b].connect_failures++;
 			close(fd);
@@ -364,15 +369,19 @@ static void decide(struct px_server *s, struct px_conn *c, int hl)
 	px_log(s, c, c->in + q->method.off, q->method.len, s->path, (size_t)n, 0,
 	       vd.rule >= 0 ? (long)s->pol->pol.rules[vd.rule].line : 0);
 	s->backends[c->backend].requests++;
+	if (q->method.len == 4 && !memcmp(c->in + q->method.off, "HEAD", 4))
+		c->b_no_hold = true; /* its response announces a body it does not have */
 	s->backends[c->backend].bytes_copied += (uint64_t)hl;
 	c->last = !q->keep_alive;
 	px_consume_in(c, (size_t)hl);
 	if (q->body == FP_HTTP_BODY_LENGTH) {
 		c->st = PX_BODY_LEN;
 		c->body_left = q->content_length;
+		px_body_start(c);
 	} else if (q->body == FP_HTTP_BODY_CHUNKED) {
 		c->st = PX_BODY_CHUNKED;
 		fp_http_chunked__init(&c->ch, &s->cfg->limits);
+		px_body_start(c);
 	} else {
 		c->st = PX_HEAD;
 		c->deadline_ms = px_now_ms() + s->cfg->header_timeout_ms;

@@ -71,9 +71,18 @@ struct px_conn {
 	uint64_t body_since;      /* body_timeout.c: when the client last sent body bytes */
 	uint64_t body_rx, body_brx; /* ... its bytes received then, the backend's at the start */
 	uint64_t body_checked;    /* ... the last look (at most 4 a second) */
-	/* the data paths (pump.c): copy's buffer of bp_bytes from bb_off ... */
+	/* the data paths (pump.c): copy's buffer of bp_bytes from bb_off;
+	 * splice's of small bursts (bb_left of bp_bytes), b_big while the
+	 * backend's bursts are large (spliced), b_burst bytes of this one,
+	 * b_small_bursts small ones in a row ... */
 	char *bbuf;
-	size_t bb_off;
+	size_t bb_off, bb_left;
+	bool b_big;
+	bool b_hold, b_no_hold;   /* a response head held for its body (pump.c);
+				   * never after a HEAD request */
+	uint64_t hold_ms;
+	unsigned b_small_bursts;
+	uint64_t b_burst;
 	/* ... sockmap's: in the maps under kcookie; kseen bytes redirected so
 	 * far, kwritten reached the client socket (less kbase) at kprogress_ms;
 	 * kwait: bytes still on their way, the server polls */
@@ -119,6 +128,9 @@ static inline int px_client_drained(struct px_conn *c)
 	c->c_readable = false;
 	return 0;
 }
+
+/* stats_json.c: the control socket's "stats" answer (a new jansson object) */
+struct json_t *px_stats_json(const struct px_server *s);
 
 /* 400 414 431 505 408 503 502 other */
 int px_refused_slot(int status);
@@ -167,6 +179,8 @@ int px_tproxy_accepted(const struct px_server *s, struct px_conn *c);
  * closed (c->dead). Another state: forgets the body's clock.
  */
 void px_body_check(struct px_server *s, struct px_conn *c, uint64_t now);
+/* Notes the backend's bytes received so far: a request's body begins. */
+void px_body_start(struct px_conn *c);
 int px_tunnel_step(struct px_server *s, struct px_conn *c);
 
 #endif
