@@ -48,7 +48,17 @@
 #                       train, so a switch that drains the ring and sleeps
 #                       between trains (fastpath) refuses 1-6% at 0.5-1.5
 #                       Mfps while its CPU is 70% idle.
-#          During both, CPU1 runs a SCHED_IDLE busy loop (NOSPIN=1: not):
+#          The ingress port's NAPI is polled by its own timer every
+#          POLL_NS (20000) ns (napi_defer_hard_irqs 1000, gro_flush_timeout
+#          POLL_NS; POLL_NS=0: off), as a NIC's interrupt coalescing would,
+#          instead of being woken from CPU0 once a generator batch (a veth
+#          has no coalescing): without it a switch that empties the ring
+#          and sleeps (fastpath: its NAPI 30-40% of CPU1) comes back late
+#          while the generator's next batch finds the ring full, and the
+#          slower fpvlan delivered more than fp (2.26 vs 1.57 Mfps).
+#          SINKS_CPU1=1: the sinks' NAPI stays softirq on CPU1 (the lab as
+#          it was, to compare). During both, CPU1 runs a SCHED_IDLE busy
+#          loop (NOSPIN=1: not):
 #          it takes no time from the kthread but keeps the vCPU from
 #          halting, so waking the switch costs an IPI to a running CPU,
 #          as on a busy core, not a VM's exit from halt (max rate, one
@@ -97,6 +107,8 @@ veth_lab_require bridge_rate br bridge "$FP" "$ATTACH"
 NSK=${NSG%g}k
 TMP=$(mktemp -d /tmp/fp-bench-br.XXXXXX)
 GEN_PID= PERF_PID= SPIN_PID=
+POLL_NS=${POLL_NS:-20000}
+[[ $POLL_NS =~ ^[0-9]+$ ]] || { echo "bridge_rate: POLL_NS: nanoseconds (0: off)" >&2; exit 2; }
 BR=bench UNKNOWN=02:00:00:00:ee:ee
 log() { printf '[%s bridge_rate] %s\n' "$(date +%T)" "$*" >&2; }
 
@@ -292,6 +304,17 @@ perf_rung() {
 		perf report -i "$data" --no-children --sort symbol --percent-limit 1.5 --stdio -g none 2>/dev/null |
 			grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//'
 	} >"$PERF_DIR/$t-$test.txt"
+	# the summary row: shares of CPU1's samples
+	{
+		printf '| %s | %s |' "$t" "$test"
+		perf report -i "$data" --no-children --sort comm --stdio -g none 2>/dev/null |
+			awk -v p="napi/$IFR-" 'index($2, substr(p, 1, 15)) == 1 { s += $1 } END { printf " %.1f%% |", s }'
+		perf report -i "$data" --no-children --sort symbol --stdio -g none 2>/dev/null | awk '
+			$3 == "native_queued_spin_lock_slowpath" { l += $1 }
+			$3 ~ /^page_pool/ { p += $1 }
+			$3 ~ /^(pvm_safe_halt|default_idle|native_safe_halt)/ { h += $1 }
+			END { printf " %.2f%% | %.2f%% | %.1f%% |\n", l, p, h }'
+	} >>"$TMP/perfsum"
 	log "perf of CPU1, $t $test: $PERF_DIR/$t-$test.txt"
 }
 
@@ -304,7 +327,13 @@ for (( round = 1; round <= ROUNDS; round++ )); do
 			log "$t: setup failed: $(tail -n 3 "$TMP/setup.err" | tr '\n' ' ')"; teardown "$t"; continue
 		fi
 		for test in uni flood; do measure "$t" "$test" "$round"; done
-		sinks_on_cpu0 || { log "could not put the sinks' NAPI on CPU0"; exit 1; }
+		if [[ -z ${SINKS_CPU1:-} ]]; then
+			sinks_on_cpu0 || { log "could not put the sinks' NAPI on CPU0"; exit 1; }
+		fi
+		if (( POLL_NS > 0 )); then # (see the header)
+			in_r sh -c "echo 1000 > /sys/class/net/$IFR/napi_defer_hard_irqs; echo $POLL_NS > /sys/class/net/$IFR/gro_flush_timeout" ||
+				{ log "could not set $IFR's NAPI to poll every $POLL_NS ns"; exit 1; }
+		fi
 		if [[ -z ${NOSPIN:-} ]]; then # (see the header)
 			taskset -c 1 chrt -i 0 bash -c 'while :; do :; done' &
 			SPIN_PID=$!
@@ -317,6 +346,7 @@ for (( round = 1; round <= ROUNDS; round++ )); do
 				perf_rung "$t" "$test" "$( [[ $METHOD == max ]] && echo 0 || echo "${BEST/#0/${LADDER%% *}}")"
 		done
 		sinks_softirq
+		in_r sh -c "echo 0 > /sys/class/net/$IFR/napi_defer_hard_irqs; echo 0 > /sys/class/net/$IFR/gro_flush_timeout"
 		[[ -n $SPIN_PID ]] && { kill "$SPIN_PID"; wait "$SPIN_PID" 2>/dev/null; SPIN_PID=; }
 		teardown "$t"
 	done
@@ -369,7 +399,7 @@ ratio_cell() { # ratio_cell TEST T FILE COL BY
 		done
 	done
 	echo
-	echo "Two-CPU lab (the switch's ingress NAPI alone on CPU1; the generator and the sinks' NAPI on CPU0$([[ -z ${NOSPIN:-} ]] && echo "; CPU1 kept from halting")),"
+	echo "Two-CPU lab (the switch's ingress NAPI$( (( POLL_NS > 0 )) && echo " polled every $(( POLL_NS / 1000 )) us")$([[ -n ${SINKS_CPU1:-} ]] && echo " and, as softirq, the sinks' NAPI on CPU1 (SINKS_CPU1=1); the generator on CPU0" || echo " alone on CPU1; the generator and the sinks' NAPI on CPU0")$([[ -z ${NOSPIN:-} ]] && echo "; CPU1 kept from halting")),"
 	if [[ $METHOD == max ]]; then
 		echo "frames a second switched port to port, the generator unpaced (rate: known unicast; frate: flooded to"
 		echo "4 ports, frames taken in; refused: of what the generator sent, at the ingress port's ring; lost: of"
@@ -409,6 +439,15 @@ ratio_cell() { # ratio_cell TEST T FILE COL BY
 			echo "| $test | $t | $line | ${why:--} | $(ratio_cell "$test" "$t" "$TMP/best" 4 rate) |"
 		done
 	done
+	if [[ -s $TMP/perfsum ]]; then
+		echo
+		echo "CPU1 under \`perf record -C 1 -g\` for one more window of round 1 (shares of its samples; the"
+		echo "SCHED_IDLE busy loop takes the rest):"
+		echo
+		echo "| target | test | the switch's NAPI kthread | native_queued_spin_lock_slowpath | page_pool_* | halted |"
+		echo "|---|---|---:|---:|---:|---:|"
+		cat "$TMP/perfsum"
+	fi
 	echo
 	read -r q lo hi n < <(pairs rate fp linux "$TMP/best" 4 rate)
 	if [[ -n ${q:-} ]]; then
