@@ -2,7 +2,8 @@
 # Switching cost and rate of the fastpath bridge against the Linux bridge
 # over the same veths and the same load, with and without VLAN filtering.
 #
-#   bench/bridge_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-o OUT.md]
+#   bench/bridge_rate.sh [-r ROUNDS] [-w WINDOW_S] [-W RATE_WINDOW_S] [-m max|ladder]
+#                        [-l "FPS ..."] [-b STEPS] [-t "target ..."] [-o OUT.md] [-p DIR]
 #
 # targets: fp (fastpath bridge), fpvlan (fastpath bridge --vlan-aware, every
 # port PVID 1 untagged), linux (ip link type bridge), linuxvlan (the same
@@ -10,48 +11,112 @@
 # CONFIG_BRIDGE_VLAN_FILTERING refuses it, as this machine's does: the run
 # says so and fpvlan is then paired with linux). Five ports each: the
 # receiving veth of bench/veth_lab.sh (threaded NAPI kthread on CPU1 at
-# SCHED_FIFO 50) and four veths whose far ends, in a sink namespace, drop
-# what arrives with a bare XDP_DROP (which also gives them the NAPI an
-# XDP_REDIRECT into a veth needs). fastpath gen sends 60 B UDP frames.
-# Measured per target, round by round, targets interleaved:
+# SCHED_FIFO 50) and four veths whose far ends, the sinks in a namespace of
+# their own, drop what arrives with a bare XDP_DROP (which also gives them
+# the NAPI an XDP_REDIRECT into a veth needs). fastpath gen sends 60 B UDP
+# frames. Measured per target, round by round, targets interleaved:
 #   uni    known unicast to sink 1's MAC (a static FDB entry on both),
 #          shared-CPU lab (generator on CPU1 beside the kthread, which
-#          preempts it): the kthread's CPU ns per frame it handled;
+#          preempts it; the sinks' NAPI runs as softirq there too): the
+#          kthread's CPU ns per frame it handled;
 #   flood  a frame for an unknown MAC, flooded to the 4 other ports, the
 #          same lab: ns per frame handled (4 copies each);
-#   rate   known unicast, two-CPU lab (generator on CPU0, unpaced): frames
-#          per second that reached sink 1.
-# Delivered: what the sinks dropped (ethtool rx_queue_0_xdp_drops) over
-# what the receiver handled (its rx_packets), so a target that loses
-# frames cannot look fast. Ratios linux / fp are paired round by round.
+#   rate   known unicast, two-CPU lab where the switch alone has CPU1:
+#          the ingress port's NAPI kthread on CPU1; the generator AND the
+#          sinks' NAPI (threaded, kthreads SCHED_FIFO 50) on CPU0. The
+#          generator's live frames belong to its page pool; freed on CPU1
+#          (where the sinks' NAPI used to run) each went back through the
+#          pool's locked ring across CPUs, and perf showed CPU1 30-60% in
+#          that lock (1.11x the Linux bridge where the shared-CPU lab gave
+#          3.58x). Freed on CPU0 they go back on the pool's own CPU (perf
+#          of CPU1, -p: the lock's slow path under 0.1%). Frames a second
+#          that reached sink 1, over -W second windows, by one of:
+#            -m max     (default) the generator unpaced: what the switch
+#                       passes when offered all one CPU can send; the ring
+#                       of the ingress port refuses the rest (on CPU0, at
+#                       the generator, which frees them there), reported;
+#            -m ladder  paced rungs (-l, then -b bisection steps): the
+#                       highest that passed. A rung fails when the
+#                       generator sent under 97% of what was asked (CPU0,
+#                       shared with the sinks, could not keep up), the
+#                       ingress port refused over BRIDGE_REFUSE_PCT (0.5)%
+#                       of it, or the sinks got under 99% of what the port
+#                       took in (4 copies each for frate). On this VM it
+#                       measures wake-up latency more than the switch: the
+#                       generator sends trains of up to 256 frames (the
+#                       ring's size) and wakes the port's NAPI once a
+#                       train, so a switch that drains the ring and sleeps
+#                       between trains (fastpath) refuses 1-6% at 0.5-1.5
+#                       Mfps while its CPU is 70% idle.
+#          The ingress port's NAPI is polled by its own timer every
+#          POLL_NS (20000) ns (napi_defer_hard_irqs 1000, gro_flush_timeout
+#          POLL_NS; POLL_NS=0: off), as a NIC's interrupt coalescing would,
+#          instead of being woken from CPU0 once a generator batch (a veth
+#          has no coalescing): without it a switch that empties the ring
+#          and sleeps (fastpath: its NAPI 30-40% of CPU1) comes back late
+#          while the generator's next batch finds the ring full, and the
+#          slower fpvlan delivered more than fp (2.26 vs 1.57 Mfps).
+#          SINKS_CPU1=1: the sinks' NAPI stays softirq on CPU1 (the lab as
+#          it was, to compare). During both, CPU1 runs a SCHED_IDLE busy
+#          loop (NOSPIN=1: not):
+#          it takes no time from the kthread but keeps the vCPU from
+#          halting, so waking the switch costs an IPI to a running CPU,
+#          as on a busy core, not a VM's exit from halt (max rate, one
+#          comparison: fp +22%; linux, whose NAPI seldom sleeps, +4%);
+#   frate  the same for the flood: frames a second taken in and flooded
+#          to all 4 ports (the 4 sinks on CPU0 too, so CPU0 tops out sooner).
+# Delivered (shared lab): what the sinks dropped (ethtool
+# rx_queue_0_xdp_drops) over what the receiver handled (its rx_packets),
+# so a target that loses frames cannot look fast. Ratios (linux / fp for
+# ns, fp / linux for rates) are paired round by round; the last line is the
+# goal's (rate, fp / linux). -p DIR: after round 1's two-CPU tests, one
+# more window per target and test under `perf record -C 1 -g` (PERF_ALL=1:
+# -a); DIR gets the data and a summary of what CPU1 did.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
 ATTACH=$REPO/build/bench/xdp_drop_attach
-ROUNDS=3 WINDOW=3 OUT= TARGETS="fp linux fpvlan linuxvlan"
-while getopts "r:w:t:o:" c; do
+ROUNDS=3 WINDOW=3 RUNG=3 STEPS=3 REFUSE=${BRIDGE_REFUSE_PCT:-0.5} METHOD=max OUT= PERF_DIR= TARGETS="fp linux fpvlan linuxvlan"
+LADDER="500000 1000000 2000000 4000000 8000000"
+usage="usage: $0 [-r ROUNDS] [-w WINDOW_S] [-W RATE_WINDOW_S] [-m max|ladder] [-l 'FPS ...'] [-b STEPS] [-t 'fp linux fpvlan linuxvlan'] [-o OUT.md] [-p DIR]"
+while getopts "r:w:W:l:b:m:t:o:p:" c; do
 	case $c in
-	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-t 'fp linux fpvlan linuxvlan'] [-o OUT.md]" >&2; exit 2 ;;
+	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; W) RUNG=$OPTARG ;; l) LADDER=$OPTARG ;; b) STEPS=$OPTARG ;; m) METHOD=$OPTARG ;;
+	t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;; p) PERF_DIR=$OPTARG ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
-(( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 )) ||
-	{ echo "bridge_rate: ROUNDS 1..20, WINDOW 1..60" >&2; exit 2; }
+[[ "$ROUNDS $WINDOW $RUNG $STEPS" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] &&
+	(( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 && RUNG >= 1 && RUNG <= 60 && STEPS <= 6 )) ||
+	{ echo "bridge_rate: ROUNDS 1..20, WINDOW 1..60, RUNG 1..60, STEPS 0..6" >&2; exit 2; }
+[[ $METHOD == max || $METHOD == ladder ]] || { echo "bridge_rate: -m max or ladder" >&2; exit 2; }
+for p in $LADDER; do
+	[[ $p =~ ^[0-9]+$ ]] && (( p >= 1000 && p <= 100000000 )) || { echo "bridge_rate: bad rate '$p' in -l" >&2; exit 2; }
+done
 for t in $TARGETS; do
 	case $t in fp|fpvlan|linux|linuxvlan) ;; *) echo "bridge_rate: target '$t': give fp, fpvlan, linux or linuxvlan" >&2; exit 2 ;; esac
 done
+if [[ -n $PERF_DIR ]]; then
+	command -v perf >/dev/null || { echo "bridge_rate: -p needs perf" >&2; exit 2; }
+	mkdir -p "$PERF_DIR" || exit 2
+	PERF_DIR=$(cd "$PERF_DIR" && pwd)
+fi
 . "$REPO/bench/veth_lab.sh"
 veth_lab_require bridge_rate br bridge "$FP" "$ATTACH"
 NSK=${NSG%g}k
 TMP=$(mktemp -d /tmp/fp-bench-br.XXXXXX)
-GEN_PID=
+GEN_PID= PERF_PID= SPIN_PID=
+POLL_NS=${POLL_NS:-20000}
+[[ $POLL_NS =~ ^[0-9]+$ ]] || { echo "bridge_rate: POLL_NS: nanoseconds (0: off)" >&2; exit 2; }
 BR=bench UNKNOWN=02:00:00:00:ee:ee
 log() { printf '[%s bridge_rate] %s\n' "$(date +%T)" "$*" >&2; }
 
 cleanup() {
 	set +e
 	[[ -n $GEN_PID ]] && kill "$GEN_PID" 2>/dev/null && wait "$GEN_PID" 2>/dev/null
+	[[ -n $PERF_PID ]] && kill -INT "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
+	[[ -n $SPIN_PID ]] && kill "$SPIN_PID" 2>/dev/null && wait "$SPIN_PID" 2>/dev/null
 	ip netns del "$NSG" 2>/dev/null
 	ip netns del "$NSR" 2>/dev/null
 	ip netns del "$NSK" 2>/dev/null
@@ -87,7 +152,17 @@ K1MAC=$(in_k cat "/sys/class/net/${SINKS[0]}/address")
 in_r sysctl -qw net.bridge.bridge-nf-call-iptables=0 net.bridge.bridge-nf-call-ip6tables=0 2>/dev/null
 log "generator $NSG/$IFG, switch $NSR ($IFR + ${OUTS[*]}), sinks $NSK; receiver NAPI kthread $napi on CPU1"
 
-rx() { in_r cat "/sys/class/net/$IFR/statistics/rx_packets"; }
+# sinks_on_cpu0 / sinks_softirq: where the sinks' NAPI runs (two-CPU lab / shared lab).
+sinks_on_cpu0() {
+	local k
+	for k in "${SINKS[@]}"; do veth_lab_napi "$NSK" "$k" 0 || return 1; done
+}
+sinks_softirq() {
+	local k
+	for k in "${SINKS[@]}"; do veth_lab_napi_off "$NSK" "$k"; done
+}
+
+rx() { in_r cat "/sys/class/net/$IFR/statistics/${1:-rx_packets}"; }
 napi_ns() { local p t=0; for p in $napi; do t=$(( t + $(awk '{ print $1 }' "/proc/$p/schedstat") )); done; echo $t; }
 sunk() { # sunk [first]: frames the sinks dropped (all four, or sink 1)
 	local k t=0 n list=("${SINKS[@]}")
@@ -98,6 +173,8 @@ sunk() { # sunk [first]: frames the sinks dropped (all four, or sink 1)
 	done
 	echo $t
 }
+# jnum KEY FILE: a number from a one-line JSON object.
+jnum() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$2" | head -n1; }
 
 setup() {
 	local p
@@ -124,29 +201,121 @@ teardown() {
 	linux|linuxvlan) in_r ip link del br0 2>/dev/null ;;
 	esac
 }
-# GEN_PPS: pace the generator (a smoke run of the script itself: figures mean nothing)
-gen() { in_g "$FP" -j gen "$IFG" --udp 9 --src 198.18.0.1 --dst 198.18.0.2 ${GEN_PPS:+--pps "$GEN_PPS"} "$@"; }
+# GEN_PPS: pace the shared-lab generator (a smoke run of the script itself: figures mean nothing)
+gen() { in_g "$FP" -j gen "$IFG" --udp 9 --src 198.18.0.1 --dst 198.18.0.2 "$@"; }
+dst_of() { [[ $1 == uni || $1 == rate ]] && echo "$K1MAC" || echo "$UNKNOWN"; }
 
-# measure TARGET TEST ROUND: "TARGET TEST ROUND handled delivered cpu_ns secs" into $TMP/rounds
+# measure TARGET TEST ROUND (shared-CPU lab): "TARGET TEST ROUND handled
+# delivered cpu_ns secs" into $TMP/rounds
 measure() {
-	local t=$1 test=$2 round=$3 dst=$K1MAC cpu=1 first=1 x0 s0 k0 t0 handled got ns secs
-	[[ $test == flood ]] && dst=$UNKNOWN first=
-	[[ $test == rate ]] && cpu=0
-	gen --dst-mac "$dst" --cpu "$cpu" --duration 1 >/dev/null # warm: learned, caches
+	local t=$1 test=$2 round=$3 dst first=1 x0 s0 k0 t0 handled got ns secs
+	dst=$(dst_of "$test")
+	[[ $test == flood ]] && first=
+	gen --dst-mac "$dst" --cpu 1 --duration 1 ${GEN_PPS:+--pps "$GEN_PPS"} >/dev/null # warm: learned, caches
 	x0=$(rx); s0=$(sunk $first); k0=$(napi_ns); t0=$(date +%s%N)
-	gen --dst-mac "$dst" --cpu "$cpu" --duration "$WINDOW" >"$TMP/gen.json" &
+	gen --dst-mac "$dst" --cpu 1 --duration "$WINDOW" ${GEN_PPS:+--pps "$GEN_PPS"} >"$TMP/gen.json" &
 	GEN_PID=$!
 	wait "$GEN_PID"; GEN_PID=
 	sleep 0.1
 	handled=$(( $(rx) - x0 )); got=$(( $(sunk $first) - s0 )); ns=$(( $(napi_ns) - k0 ))
 	secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 	echo "$t $test $round $handled $got $ns $secs" >>"$TMP/rounds"
-	log "$(printf 'round %d %-9s %-5s handled %d, delivered %d (%.0f%% of handled%s), receiver %.0f ns/frame, %.2f Mfps delivered' \
+	log "$(printf 'round %d %-9s %-5s handled %d, delivered %d (%.0f%% of handled%s), receiver %.0f ns/frame' \
 		"$round" "$t" "$test" "$handled" "$got" \
 		"$(awk -v g="$got" -v h="$handled" -v f="$test" 'BEGIN { print h ? 100 * g / h / (f == "flood" ? 4 : 1) : 0 }')" \
 		"$([[ $test == flood ]] && echo ", 4 ports")" \
-		"$(awk -v c="$ns" -v h="$handled" 'BEGIN { print h ? c / h : 0 }')" \
-		"$(awk -v g="$got" -v s="$WINDOW" 'BEGIN { print g / s / 1e6 }')")"
+		"$(awk -v c="$ns" -v h="$handled" 'BEGIN { print h ? c / h : 0 }')")"
+}
+
+# rung TARGET TEST ROUND FPS (two-CPU lab): one window, the generator paced
+# at FPS (0: unpaced, then only a short generator fails it); appends
+# "TARGET TEST ROUND FPS sent secs handled refused delivered ok why" to
+# $TMP/rungs and returns 0 when the rung passed.
+rung() {
+	local t=$1 test=$2 round=$3 fps=$4 dst first=1 copies=1 x0 s0 sent secs refused handled got asked ok=1 why=
+	dst=$(dst_of "$test")
+	[[ $test == frate ]] && first= copies=4
+	x0=$(rx); s0=$(sunk $first)
+	# not through a shell function: GEN_PID must be the generator itself
+	ip netns exec "$NSG" "$FP" -j gen "$IFG" --udp 9 --src 198.18.0.1 --dst 198.18.0.2 --dst-mac "$dst" \
+		--cpu 0 $( (( fps )) && echo --pps "$fps") --duration "$RUNG" >"$TMP/gen.json" 2>"$TMP/gen.err" &
+	GEN_PID=$!
+	wait "$GEN_PID"; GEN_PID=
+	sleep 0.2
+	handled=$(( $(rx) - x0 )); got=$(( $(sunk $first) - s0 ))
+	sent=$(jnum sent "$TMP/gen.json"); secs=$(jnum seconds "$TMP/gen.json"); refused=$(jnum refused "$TMP/gen.json")
+	[[ -n $sent && -n $secs ]] || { log "$t: generator failed: $(cat "$TMP/gen.json" "$TMP/gen.err")"; exit 1; }
+	[[ -n $refused ]] || refused=$(( sent - handled )) # (no ethtool count: what the port did not take)
+	asked=$(( fps ? fps * RUNG : sent ))
+	if (( sent * 100 < asked * 97 )); then why="generator sent $(( 100 * sent / asked ))% of $asked"
+	elif (( fps )) && awk -v r="$refused" -v s="$sent" -v x="$REFUSE" 'BEGIN { exit !(r * 100 > s * x) }'; then
+		why="port refused $refused of $sent"
+	elif (( fps && got * 100 < handled * copies * 99 )); then why="sinks got $got of $(( handled * copies ))"
+	else ok=0
+	fi
+	echo "$t $test $round $fps $sent $secs $handled $refused $got $ok ${why// /_}" >>"$TMP/rungs"
+	RATE=$(awk -v g="$got" -v c="$copies" -v s="$secs" 'BEGIN { printf "%d", (s > 0 ? g / c / s : 0) }')
+	printf 'round %s %-9s %-5s %8d fps asked: sent %d in %.2f s, port refused %d, handled %d, sinks got %d: %s\n' \
+		"$round" "$t" "$test" "$fps" "$sent" "$secs" "$refused" "$handled" "$got" \
+		"$( (( ok == 0 )) && echo passed || echo "FAILED ($why)")" >>"$TMP/rungs.log"
+	log "$(tail -n1 "$TMP/rungs.log")"
+	return $ok
+}
+
+# maxrate TARGET TEST ROUND: one unpaced window; BEST: frames a second the
+# sinks got (over the copies: what was lost between the ports never counts).
+maxrate() {
+	gen --dst-mac "$(dst_of "$2")" --cpu 0 --duration 1 >/dev/null # warm
+	if rung "$1" "$2" "$3" 0; then BEST=$RATE; else BEST=0; fi
+}
+
+# ladder TARGET TEST ROUND: climbs -l until a rung fails, then -b steps of
+# bisection (geometric midpoints); sets BEST (highest passing rate, 0: none).
+ladder() {
+	local t=$1 test=$2 round=$3 fps lo=0 hi= s mid
+	gen --dst-mac "$(dst_of "$test")" --cpu 0 --pps "${LADDER%% *}" --duration 1 >/dev/null # warm: learned, caches
+	for fps in $LADDER; do
+		if rung "$t" "$test" "$round" "$fps"; then lo=$fps; else hi=$fps; break; fi
+	done
+	for (( s = 0; s < STEPS && ${hi:-0} > 0; s++ )); do
+		if (( lo > 0 )); then
+			mid=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%d", int(sqrt(a * b) / 10000 + 0.5) * 10000 }')
+		else
+			mid=$(( hi / 2 ))
+		fi
+		(( mid > lo && mid < hi && mid >= 1000 )) || break
+		if rung "$t" "$test" "$round" "$mid"; then lo=$mid; else hi=$mid; fi
+	done
+	BEST=$lo
+}
+
+# perf_rung TARGET TEST FPS: one more rung with CPU1 under perf record; its
+# report into $PERF_DIR/TARGET-TEST.txt.
+perf_rung() {
+	local t=$1 test=$2 fps=$3 data=$PERF_DIR/$t-$test.data
+	perf record -q $( [[ -n ${PERF_ALL:-} ]] && echo -a || echo -C 1) -g -o "$data" >/dev/null 2>&1 &
+	PERF_PID=$!
+	sleep 0.5
+	rung "$t" "$test" perf "$fps"
+	kill -INT "$PERF_PID"; wait "$PERF_PID"; PERF_PID=
+	sed -i '$d' "$TMP/rungs" # not a measurement
+	{
+		echo "# CPU1 (perf record -C 1 -g) during one rung of $t $test at $( (( fps )) && echo "$fps fps" || echo "max rate"): $(tail -n1 "$TMP/rungs.log")"
+		perf report -i "$data" --no-children --sort symbol --percent-limit 1.5 --stdio -g none 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//'
+	} >"$PERF_DIR/$t-$test.txt"
+	# the summary row: shares of CPU1's samples
+	{
+		printf '| %s | %s |' "$t" "$test"
+		perf report -i "$data" --no-children --sort comm --stdio -g none 2>/dev/null |
+			awk -v p="napi/$IFR-" 'index($2, substr(p, 1, 15)) == 1 { s += $1 } END { printf " %.1f%% |", s }'
+		perf report -i "$data" --no-children --sort symbol --stdio -g none 2>/dev/null | awk '
+			$3 == "native_queued_spin_lock_slowpath" { l += $1 }
+			$3 ~ /^page_pool/ { p += $1 }
+			$3 ~ /^(pvm_safe_halt|default_idle|native_safe_halt)/ { h += $1 }
+			END { printf " %.2f%% | %.2f%% | %.1f%% |\n", l, p, h }'
+	} >>"$TMP/perfsum"
+	log "perf of CPU1, $t $test: $PERF_DIR/$t-$test.txt"
 }
 
 read -ra TLIST <<<"$TARGETS"
@@ -157,49 +326,136 @@ for (( round = 1; round <= ROUNDS; round++ )); do
 		if ! setup "$t" 2>"$TMP/setup.err"; then
 			log "$t: setup failed: $(tail -n 3 "$TMP/setup.err" | tr '\n' ' ')"; teardown "$t"; continue
 		fi
-		for test in uni flood rate; do measure "$t" "$test" "$round"; done
+		for test in uni flood; do measure "$t" "$test" "$round"; done
+		if [[ -z ${SINKS_CPU1:-} ]]; then
+			sinks_on_cpu0 || { log "could not put the sinks' NAPI on CPU0"; exit 1; }
+		fi
+		if (( POLL_NS > 0 )); then # (see the header)
+			in_r sh -c "echo 1000 > /sys/class/net/$IFR/napi_defer_hard_irqs; echo $POLL_NS > /sys/class/net/$IFR/gro_flush_timeout" ||
+				{ log "could not set $IFR's NAPI to poll every $POLL_NS ns"; exit 1; }
+		fi
+		if [[ -z ${NOSPIN:-} ]]; then # (see the header)
+			taskset -c 1 chrt -i 0 bash -c 'while :; do :; done' &
+			SPIN_PID=$!
+		fi
+		for test in rate frate; do
+			$( [[ $METHOD == max ]] && echo maxrate || echo ladder ) "$t" "$test" "$round"
+			echo "$t $test $round $BEST" >>"$TMP/best"
+			log "round $round $t $test: best passing rung $BEST fps"
+			(( round == 1 )) && [[ -n $PERF_DIR ]] &&
+				perf_rung "$t" "$test" "$( [[ $METHOD == max ]] && echo 0 || echo "${BEST/#0/${LADDER%% *}}")"
+		done
+		sinks_softirq
+		in_r sh -c "echo 0 > /sys/class/net/$IFR/napi_defer_hard_irqs; echo 0 > /sys/class/net/$IFR/gro_flush_timeout"
+		[[ -n $SPIN_PID ]] && { kill "$SPIN_PID"; wait "$SPIN_PID" 2>/dev/null; SPIN_PID=; }
 		teardown "$t"
 	done
 done
 
+# Tables: the shared-CPU lab, then the two-CPU lab, then the goal line.
+pairs() { # pairs TEST T_FP T_LINUX FILE VALUE_COL BY(ns|rate): "median lo hi n" of the paired ratios
+	awk -v test="$1" -v a="$2" -v b="$3" -v col="$5" -v by="$6" '
+	function med(v, n,    i, j, x) {
+		for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$2 == test { val[$1, $3] = by == "ns" ? ($4 ? $6 / $4 : 0) : $col }
+	END {
+		for (r = 1; r <= 99; r++) if (((a, r) in val) && ((b, r) in val) && val[a, r] && val[b, r]) {
+			m++; q[m] = by == "ns" ? val[b, r] / val[a, r] : val[a, r] / val[b, r]
+			if (m == 1 || q[m] < lo) lo = q[m]; if (q[m] > hi) hi = q[m] }
+		if (m) printf "%.2f %.2f %.2f %d\n", med(q, m), lo, hi, m
+	}' "$4"
+}
+# anchor T: the Linux target T is paired with (linux when linuxvlan never ran)
+anchor() {
+	if [[ $1 == fpvlan ]]; then
+		grep -q '^linuxvlan ' "$TMP/best" 2>/dev/null && echo linuxvlan || echo linux
+	else echo linux; fi
+}
+ratio_cell() { # ratio_cell TEST T FILE COL BY
+	local a q
+	[[ $2 == fp* ]] || { echo -; return; }
+	a=$(anchor "$2")
+	read -r q lo hi n < <(pairs "$1" "$2" "$a" "$3" "$4" "$5")
+	[[ -n ${q:-} ]] && echo "**${q}x** ($lo-$hi)$([[ $a == linux && $2 == fpvlan ]] && echo " vs linux")" || echo -
+}
 {
-	echo "| test | target | receiver ns/frame, shared CPU (median; min-max) | Mfps delivered, two CPUs (median; min-max) | delivered / handled | fastpath's advantage, paired (min-max) |"
-	echo "|---|---|---:|---:|---:|---:|"
-	for test in uni flood rate; do
+	echo "Shared-CPU lab (generator, the switch's ingress NAPI and the sinks' NAPI on CPU1):"
+	echo
+	echo "| test | target | receiver ns/frame (median; min-max) | delivered / handled | fastpath's advantage, paired (min-max) |"
+	echo "|---|---|---:|---:|---:|"
+	for test in uni flood; do
 		for t in $TARGETS; do
-			awk -v t="$t" -v test="$test" -v W="$WINDOW" '
+			line=$(awk -v t="$t" -v test="$test" '
 			function med(v, n,    i, j, x) {
 				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
 				return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 			}
-			$2 == test && $4 {
-				x = test == "rate" ? $5 / W / 1e6 : $6 / $4
-				val[$1, $3] = x
-				if ($1 == t) { n++; v[n] = x; h += $4; g += $5; if (n == 1 || x < lo) lo = x; if (x > hi) hi = x }
-			}
-			END {
-				if (!n) exit
-				# the fastpath target of the same kind against the Linux one
-				fpt = t ~ /vlan/ ? "fpvlan" : "fp"; lt = t ~ /vlan/ ? "linuxvlan" : "linux"
-				pair = "-"; vs = ""
-				if (t == "fpvlan") {  # no VLAN-filtering Linux bridge in this kernel: against the plain one
-					for (r = 1; r <= 99; r++) if ((lt, r) in val) break
-					if (r > 99) { lt = "linux"; vs = " vs linux" }
-				}
-				if (t == fpt) {
-					for (r = 1; r <= 99; r++) if (((fpt, r) in val) && ((lt, r) in val) && val[fpt, r] && val[lt, r]) {
-						m++; q[m] = test == "rate" ? val[fpt, r] / val[lt, r] : val[lt, r] / val[fpt, r]
-						if (m == 1 || q[m] < qlo) qlo = q[m]; if (q[m] > qhi) qhi = q[m] }
-					if (m) pair = sprintf("**%.2fx** (%.2f-%.2f)%s", med(q, m), qlo, qhi, vs)
-				}
-				share = 100 * g / h / (test == "flood" ? 4 : 1)
-				if (test == "rate")
-					printf "| %s | %s | - | %.2f (%.2f-%.2f) | %.1f%% | %s |\n", test, t, med(v, n), lo, hi, share, pair
-				else
-					printf "| %s | %s | %.0f (%.0f-%.0f) | - | %.1f%% | %s |\n", test, t, med(v, n), lo, hi, share, pair
-			}' "$TMP/rounds"
+			$1 == t && $2 == test && $4 { x = $6 / $4; n++; v[n] = x; h += $4; g += $5
+				if (n == 1 || x < lo) lo = x; if (x > hi) hi = x }
+			END { if (n) printf "%.0f (%.0f-%.0f) | %.1f%%", med(v, n), lo, hi, 100 * g / h / (test == "flood" ? 4 : 1) }' "$TMP/rounds")
+			[[ -n $line ]] && echo "| $test | $t | $line | $(ratio_cell "$test" "$t" "$TMP/rounds" 0 ns) |"
 		done
 	done
+	echo
+	echo "Two-CPU lab (the switch's ingress NAPI$( (( POLL_NS > 0 )) && echo " polled every $(( POLL_NS / 1000 )) us")$([[ -n ${SINKS_CPU1:-} ]] && echo " and, as softirq, the sinks' NAPI on CPU1 (SINKS_CPU1=1); the generator on CPU0" || echo " alone on CPU1; the generator and the sinks' NAPI on CPU0")$([[ -z ${NOSPIN:-} ]] && echo "; CPU1 kept from halting")),"
+	if [[ $METHOD == max ]]; then
+		echo "frames a second switched port to port, the generator unpaced (rate: known unicast; frate: flooded to"
+		echo "4 ports, frames taken in; refused: of what the generator sent, at the ingress port's ring; lost: of"
+		echo "what the switch took in, not reaching the sinks):"
+		echo
+		echo "| test | target | frames/s (median; min-max) | refused at the ingress port | lost between the ports | fastpath's advantage, paired (min-max) |"
+	else
+		echo "frames a second switched port to port at the highest passing rung (rate: known unicast; frate:"
+		echo "flooded to 4 ports, frames taken in):"
+		echo
+		echo "| test | target | frames/s (median; min-max) | rounds with a passing rung | why the rung above failed (rungs) | fastpath's advantage, paired (min-max) |"
+	fi
+	echo "|---|---|---:|---:|---|---:|"
+	for test in rate frate; do
+		for t in $TARGETS; do
+			line=$(awk -v t="$t" -v test="$test" '
+			function med(v, n,    i, j, x) {
+				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+				return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			}
+			function k(x) { return x >= 1e6 ? sprintf("%.2fM", x / 1e6) : sprintf("%.0fk", x / 1e3) }
+			$1 == t && $2 == test { n++; v[n] = $4; if (n == 1 || $4 < lo) lo = $4; if ($4 > hi) hi = $4; if ($4) p++ }
+			END { if (n) printf "%s (%s-%s) | %d of %d", k(med(v, n)), k(lo), k(hi), p, n }' "$TMP/best")
+			[[ -n $line ]] || continue
+			if [[ $METHOD == max ]]; then
+				# rungs: t test round fps sent secs handled refused got ok why
+				why=$(awk -v t="$t" -v test="$test" '$1 == t && $2 == test && $3 != "perf" {
+					s += $5; r += $8; h += $7; g += $9 }
+					END { c = test == "frate" ? 4 : 1
+					      printf "%.1f%% | %.2f%%", s ? 100 * r / s : 0, h ? 100 * (1 - g / c / h) : 0 }' "$TMP/rungs")
+				line=${line%% |*}
+			else
+				why=$(awk -v t="$t" -v test="$test" '$1 == t && $2 == test && $10 != 0 {
+					w = $11; sub(/_[0-9].*/, "", w); gsub(/_/, " ", w); c[w]++ }
+					END { for (w in c) printf "%s%s (%d)", s++ ? ", " : "", w, c[w] }' "$TMP/rungs")
+			fi
+			echo "| $test | $t | $line | ${why:--} | $(ratio_cell "$test" "$t" "$TMP/best" 4 rate) |"
+		done
+	done
+	if [[ -s $TMP/perfsum ]]; then
+		echo
+		echo "CPU1 under \`perf record -C 1 -g\` for one more window of round 1 (shares of its samples; the"
+		echo "SCHED_IDLE busy loop takes the rest):"
+		echo
+		echo "| target | test | the switch's NAPI kthread | native_queued_spin_lock_slowpath | page_pool_* | halted |"
+		echo "|---|---|---:|---:|---:|---:|"
+		cat "$TMP/perfsum"
+	fi
+	echo
+	read -r q lo hi n < <(pairs rate fp linux "$TMP/best" 4 rate)
+	if [[ -n ${q:-} ]]; then
+		echo "Goal, 2x the Linux bridge's frames per second (known unicast, two-CPU lab): fp / linux **${q}x**"
+		echo "paired over $n rounds ($lo-$hi), $([[ $METHOD == max ]] && echo "the generator unpaced" || echo "the highest passing rungs")."
+	else
+		echo "Goal, 2x the Linux bridge's frames per second: no paired rounds (see the log)."
+	fi
 } | tee "$TMP/table"
 [[ -n $OUT ]] && cp "$TMP/table" "$OUT"
 exit 0

@@ -46,3 +46,24 @@ veth_lab_up() {
 	done
 	MAC=$(ip netns exec "$NSR" cat "/sys/class/net/$IFR/address")
 }
+
+# veth_lab_napi NS IFACE CPU (optional; veth_lab_up does not call it): a
+# further veth's NAPI threaded, its kthreads pinned on CPU at SCHED_FIFO 50
+# as the receiver's are; sets napi_pids. For labs that choose where the
+# frames' last NAPI runs (bench/bridge_rate.sh: the sinks on the
+# generator's CPU). veth_lab_napi_off NS IFACE: back to softirq NAPI (the
+# kernel ends the kthreads).
+veth_lab_napi() {
+	local ns=$1 dev=$2 cpu=$3 p
+	ip netns exec "$ns" sh -c "echo 1 > /sys/class/net/$dev/threaded" || return 1
+	p="napi/$dev-"
+	p=${p:0:15} # a task's comm holds 15 characters
+	napi_pids=$(ps -eo pid=,comm= | awk -v p="$p" 'index($2, p) == 1 { print $1 }')
+	[[ -n $napi_pids ]] || { log "no threaded NAPI kthread for $dev"; return 1; }
+	for p in $napi_pids; do
+		taskset -pc "$cpu" "$p" >/dev/null && chrt -f -p 50 "$p" >/dev/null || return 1
+	done
+}
+veth_lab_napi_off() {
+	ip netns exec "$1" sh -c "echo 0 > /sys/class/net/$2/threaded"
+}

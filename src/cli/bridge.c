@@ -3,7 +3,7 @@
  * `fastpath bridge`: a layer-2 switch in XDP between member ports, in the
  * words of bridge(8) where they fit: create and destroy a bridge, add and
  * delete its ports, read and edit its forwarding database (fdb), show it,
- * and its per-port counters (stats). The work is in src/bridge.
+ * and its per-port counters (stats; bridge_show.c). The work is in src/bridge.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/bridge_cli.h"
 #include "bridge/bridge.h"
 #include "pipeline/pipeline.h"
 
-static int name_arg(const struct cli *cli, const char *name)
+int bridge_name_arg(const struct cli *cli, const char *name)
 {
 	char err[256];
 
@@ -29,7 +30,7 @@ static int name_arg(const struct cli *cli, const char *name)
 }
 
 /* A number in [min, max] for an option; a usage error otherwise. */
-static int num_arg(const struct cli *cli, const char *opt, const char *s, unsigned long min,
+int bridge_num_arg(const struct cli *cli, const char *opt, const char *s, unsigned long min,
 		   unsigned long max, unsigned long *v)
 {
 	char *end;
@@ -42,7 +43,7 @@ static int num_arg(const struct cli *cli, const char *opt, const char *s, unsign
 	return CLI_OK;
 }
 
-static void mac_str(const __u8 *m, char *buf, size_t len)
+void bridge_mac_str(const __u8 *m, char *buf, size_t len)
 {
 	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
 }
@@ -66,7 +67,7 @@ static int do_create(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if ((ret = num_arg(cli, "--ageing", optarg, 1, 1000000, &v)))
+			if ((ret = bridge_num_arg(cli, "--ageing", optarg, 1, 1000000, &v)))
 				return ret;
 			o.ageing_s = (__u32)v;
 			break;
@@ -87,7 +88,7 @@ static int do_create(struct cli *cli, int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return cli_usage(cli, "expected NAME");
-	if ((ret = name_arg(cli, argv[optind])))
+	if ((ret = bridge_name_arg(cli, argv[optind])))
 		return ret;
 	ret = fp_bridge__create(argv[optind], &o, err, sizeof(err));
 	if (ret)
@@ -106,7 +107,7 @@ static int do_destroy(struct cli *cli, int argc, char **argv)
 	char err[512];
 	int ret = cli_nargs(cli, argc, argv, 1, 1), n = 0;
 
-	if (ret || (ret = name_arg(cli, argv[1])))
+	if (ret || (ret = bridge_name_arg(cli, argv[1])))
 		return ret;
 	ret = fp_bridge__destroy(cli->bpffs, argv[1], &n, err, sizeof(err));
 	if (ret)
@@ -149,7 +150,7 @@ static int do_add(struct cli *cli, int argc, char **argv)
 				return cli_usage(cli, "--mode takes native or skb, not '%s'", optarg);
 			break;
 		case 'P':
-			if ((ret = num_arg(cli, "--pvid", optarg, 1, 4094, &v)))
+			if ((ret = bridge_num_arg(cli, "--pvid", optarg, 1, 4094, &v)))
 				return ret;
 			o.pvid = (__u16)v;
 			break;
@@ -162,12 +163,12 @@ static int do_add(struct cli *cli, int argc, char **argv)
 			o.tagged = true;
 			break;
 		case 'F':
-			if ((ret = num_arg(cli, "--flood-limit", optarg, 1, 100000000, &v)))
+			if ((ret = bridge_num_arg(cli, "--flood-limit", optarg, 1, 100000000, &v)))
 				return ret;
 			o.flood_limit = (__u32)v;
 			break;
 		case 'l':
-			if ((ret = num_arg(cli, "--learn-limit", optarg, 0, FP_BR_FDB_MAX, &v)))
+			if ((ret = bridge_num_arg(cli, "--learn-limit", optarg, 0, FP_BR_FDB_MAX, &v)))
 				return ret;
 			o.learn_limit = (__u32)v;
 			o.have_learn_limit = true;
@@ -185,7 +186,7 @@ static int do_add(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, "--tagged and --untagged: give one (the port's egress mode)");
 	if (argc - optind != 2)
 		return cli_usage(cli, "expected NAME IFACE");
-	if ((ret = name_arg(cli, argv[optind])))
+	if ((ret = bridge_name_arg(cli, argv[optind])))
 		return ret;
 	ret = fp_bridge__add_port(argv[optind], argv[optind + 1], &o, err, sizeof(err));
 	if (ret)
@@ -204,7 +205,7 @@ static int do_del(struct cli *cli, int argc, char **argv)
 	char err[512];
 	int ret = cli_nargs(cli, argc, argv, 2, 2);
 
-	if (ret || (ret = name_arg(cli, argv[1])))
+	if (ret || (ret = bridge_name_arg(cli, argv[1])))
 		return ret;
 	ret = fp_bridge__del_port(cli->bpffs, argv[1], argv[2], &gone, err, sizeof(err));
 	if (ret < 0)
@@ -250,7 +251,7 @@ static int fdb_show(struct cli *cli, const char *name)
 	for (int i = 0; i < n && i < FP_BR_FDB_MAX; i++) {
 		char mac[24], port[IF_NAMESIZE];
 
-		mac_str(e[i].key.mac, mac, sizeof(mac));
+		bridge_mac_str(e[i].key.mac, mac, sizeof(mac));
 		port_name(e[i].val.ifindex, port);
 		out_row_begin();
 		out_str("mac", mac);
@@ -280,7 +281,7 @@ static int fdb_edit(struct cli *cli, bool add, int argc, char **argv)
 	if (argc < 4)
 		return cli_usage(cli, "expected fdb %s NAME MAC [vlan N] %s", add ? "add" : "del",
 				 add ? "IFACE" : "[IFACE]");
-	if ((ret = name_arg(cli, argv[2])))
+	if ((ret = bridge_name_arg(cli, argv[2])))
 		return ret;
 	if (fp_mac_parse(argv[3], mac))
 		return cli_usage(cli, "'%s' is not a MAC address (aa:bb:cc:dd:ee:ff)", argv[3]);
@@ -288,7 +289,7 @@ static int fdb_edit(struct cli *cli, bool add, int argc, char **argv)
 	if (i < argc && !strcmp(argv[i], "vlan")) {
 		if (i + 1 >= argc)
 			return cli_usage(cli, "vlan needs a number");
-		if ((ret = num_arg(cli, "vlan", argv[i + 1], 1, 4094, &vlan)))
+		if ((ret = bridge_num_arg(cli, "vlan", argv[i + 1], 1, 4094, &vlan)))
 			return ret;
 		i += 2;
 	}
@@ -344,231 +345,9 @@ static int do_fdb(struct cli *cli, int argc, char **argv)
 		return fdb_edit(cli, argv[1][0] == 'a', argc, argv);
 	if (argc != 2)
 		return cli_usage(cli, "expected NAME, or add|del NAME MAC [vlan N] IFACE");
-	if (name_arg(cli, argv[1]))
+	if (bridge_name_arg(cli, argv[1]))
 		return CLI_USAGE;
 	return fdb_show(cli, argv[1]);
-}
-
-/* ---- show, stats ---------------------------------------------------------- */
-
-static int show_one(struct cli *cli, const char *name)
-{
-	struct fp_br_port *ports = calloc(FP_BR_PORTS_MAX, sizeof(*ports));
-	struct fp_bridge *b = NULL;
-	struct fp_br_cfg cfg;
-	char err[512];
-	int n, ret;
-
-	if (!ports)
-		return cli_fail(cli, "out of memory");
-	ret = fp_bridge__open(cli->bpffs, name, &b, err, sizeof(err));
-	if (ret) {
-		free(ports);
-		return cli_fail(cli, "%s", err);
-	}
-	if (fp_bridge__config(b, &cfg)) {
-		fp_bridge__close(b);
-		free(ports);
-		return cli_fail(cli, "reading bridge %s's config failed", name);
-	}
-	n = fp_bridge__ports(b, ports, FP_BR_PORTS_MAX);
-	out_obj_begin();
-	out_str("bridge", name);
-	out_u64("ageing_s", cfg.ageing_ns / 1000000000ull);
-	out_bool("vlan_aware", cfg.flags & FP_BR_VLAN_AWARE);
-	out_bool("stp", false);
-	out_list_begin("ports");
-	for (int i = 0; i < n && i < FP_BR_PORTS_MAX; i++) {
-		char mac[24], now[IF_NAMESIZE];
-
-		mac_str(ports[i].mac, mac, sizeof(mac));
-		out_row_begin();
-		out_str("port", if_indextoname(ports[i].ifindex, now) ? now : ports[i].ifname);
-		out_u64("ifindex", ports[i].ifindex);
-		out_str("mac", mac);
-		out_bool("present", if_indextoname(ports[i].ifindex, now) != NULL);
-		if (ports[i].flood_limit)
-			out_u64("flood_limit", ports[i].flood_limit);
-		else
-			out_null("flood_limit");
-		if (ports[i].learn_limit)
-			out_u64("learn_limit", ports[i].learn_limit);
-		else
-			out_null("learn_limit");
-		{
-			int learned = fp_bridge__learned(b, &ports[i]);
-
-			if (learned >= 0)
-				out_u64("learned", (__u64)learned);
-			else
-				out_null("learned");
-		}
-		if (cfg.flags & FP_BR_VLAN_AWARE) {
-			char list[512];
-
-			fp_vlan_list_format(ports[i].vlans, list, sizeof(list));
-			out_u64("pvid", ports[i].pvid);
-			out_str("egress", ports[i].flags & FP_BR_PORT_TAGGED ? "tagged" : "untagged");
-			out_str("vlans", list);
-		}
-		out_row_end();
-	}
-	out_list_end();
-	out_obj_end();
-	fp_bridge__close(b);
-	free(ports);
-	return CLI_OK;
-}
-
-static int do_show(struct cli *cli, int argc, char **argv)
-{
-	char names[64][16];
-	int n;
-
-	if (argc > 2)
-		return cli_usage(cli, "expected [NAME]");
-	if (argc == 2)
-		return name_arg(cli, argv[1]) ? CLI_USAGE : show_one(cli, argv[1]);
-	n = fp_bridge__list(fp_bpffs_root(cli->bpffs), names, 64);
-	out_list_begin("bridges");
-	for (int i = 0; i < n && i < 64; i++) {
-		out_row_begin();
-		out_str("bridge", names[i]);
-		out_row_end();
-	}
-	out_list_end();
-	return CLI_OK;
-}
-
-struct port_stats {
-	char port[IF_NAMESIZE];
-	struct fp_br_stats s;
-	bool have;
-};
-
-static const struct {
-	const char *key;
-	int stat;
-} stat_cols[] = {
-	{ "in", FP_BR_ST_IN },
-	{ "forwarded", FP_BR_ST_FORWARD },
-	{ "flooded", FP_BR_ST_FLOOD },
-	{ "to_host", FP_BR_ST_HOST },
-	{ "not_member", FP_BR_ST_NOT_MEMBER },
-	{ "not_eth", FP_BR_ST_NOT_ETH },
-	{ "drop_hairpin", FP_BR_ST_DROP_HAIRPIN },
-	{ "drop_bad_src", FP_BR_ST_DROP_BAD_SRC },
-	{ "drop_no_bridge", FP_BR_ST_DROP_NO_BRIDGE },
-	{ "learned", FP_BR_ST_LEARNED },
-	{ "moved", FP_BR_ST_MOVED },
-	{ "aged", FP_BR_ST_AGED },
-	{ "drop_vlan", FP_BR_ST_DROP_VLAN },
-	{ "drop_vlan_out", FP_BR_ST_DROP_VLAN_OUT },
-	{ "drop_storm", FP_BR_ST_DROP_STORM },
-	{ "learn_limited", FP_BR_ST_LEARN_LIMITED },
-	{ "learn_full", FP_BR_ST_LEARN_FULL },
-};
-#define N_STAT_COLS (int)(sizeof(stat_cols) / sizeof(stat_cols[0]))
-
-static int read_stats(const struct fp_bridge *b, struct port_stats *ps, int max)
-{
-	struct fp_br_port ports[FP_BR_PORTS_MAX];
-	int n = fp_bridge__ports(b, ports, FP_BR_PORTS_MAX);
-
-	for (int i = 0; i < n && i < max; i++) {
-		if (!if_indextoname(ports[i].ifindex, ps[i].port))
-			snprintf(ps[i].port, sizeof(ps[i].port), "%.*s", IF_NAMESIZE - 1,
-				 ports[i].ifname);
-		ps[i].have = fp_bridge__port_stats(b, ps[i].port, &ps[i].s) == 0;
-	}
-	return n < max ? n : max;
-}
-
-static void emit_stats_row(const struct port_stats *p, const struct port_stats *prev, double dt)
-{
-	out_str("port", p->port);
-	for (int c = 0; c < N_STAT_COLS; c++) {
-		if (p->have)
-			out_u64(stat_cols[c].key, p->s.n[stat_cols[c].stat]);
-		else
-			out_null(stat_cols[c].key);
-	}
-	if (prev && p->have && prev->have && dt > 0)
-		out_double("in_pps", (double)(p->s.n[FP_BR_ST_IN] - prev->s.n[FP_BR_ST_IN]) / dt);
-}
-
-static volatile sig_atomic_t stop_watch;
-static void on_signal(int sig) { (void)sig; stop_watch = 1; }
-
-static int do_stats(struct cli *cli, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "watch", optional_argument, NULL, 'w' },
-		{ 0 },
-	};
-	static struct port_stats now[FP_BR_PORTS_MAX], prev[FP_BR_PORTS_MAX];
-	struct fp_bridge *b = NULL;
-	unsigned long secs = 1;
-	bool watch = false;
-	char err[512];
-	int c, n, ret;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			watch = true;
-			if (optarg && (ret = num_arg(cli, "--watch", optarg, 1, 3600, &secs)))
-				return ret;
-			break;
-		default:
-			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage(cli, "expected NAME");
-	if ((ret = name_arg(cli, argv[optind])))
-		return ret;
-	ret = fp_bridge__open(cli->bpffs, argv[optind], &b, err, sizeof(err));
-	if (ret)
-		return cli_fail(cli, "%s", err);
-	n = read_stats(b, now, FP_BR_PORTS_MAX);
-	if (!watch) {
-		out_list_begin("ports");
-		for (int i = 0; i < n; i++) {
-			out_row_begin();
-			emit_stats_row(&now[i], NULL, 0);
-			out_row_end();
-		}
-		out_list_end();
-		fp_bridge__close(b);
-		return CLI_OK;
-	}
-	/* --watch: one line a port each interval, with the rate of frames in */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	while (!stop_watch) {
-		int np;
-
-		memcpy(prev, now, sizeof(now));
-		np = n;
-		sleep((unsigned)secs);
-		if (stop_watch)
-			break;
-		n = read_stats(b, now, FP_BR_PORTS_MAX);
-		for (int i = 0; i < n; i++) {
-			const struct port_stats *was = NULL;
-
-			for (int j = 0; j < np; j++)
-				if (!strcmp(prev[j].port, now[i].port))
-					was = &prev[j];
-			out_line_begin();
-			emit_stats_row(&now[i], was, (double)secs);
-			out_line_end();
-		}
-	}
-	fp_bridge__close(b);
-	return CLI_OK;
 }
 
 static const struct cli_verb bridge_verbs[] = {
@@ -600,11 +379,11 @@ static const struct cli_verb bridge_verbs[] = {
 	  "entries are removed as they are read), or add and delete static entries", do_fdb,
 	  "Examples: fastpath -j bridge fdb br0\n"
 	  "          fastpath bridge fdb add br0 02:00:00:00:00:0a eth1\n" },
-	{ "show", "[NAME]", "a bridge's settings and ports; without NAME, the bridges", do_show,
+	{ "show", "[NAME]", "a bridge's settings and ports; without NAME, the bridges", bridge_do_show,
 	  "Example:  fastpath bridge show br0\n" },
 	{ "stats", "NAME [--watch [S]]", "per port: frames in, forwarded, flooded, passed to "
 	  "the host, dropped by cause, FDB entries learned, moved and aged, sources not "
-	  "learned (learn_limited: the port at its limit; learn_full: the FDB full)", do_stats,
+	  "learned (learn_limited: the port at its limit; learn_full: the FDB full)", bridge_do_stats,
 	  "Example:  fastpath bridge stats br0 --watch\n" },
 	{ NULL },
 };
