@@ -399,10 +399,11 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	made_by
 	echo
-	echo "Command: \`build/bench/lb_cost -r $REPEAT\`. The lb moves the frame's head, so a repeated test"
-	echo "run cannot time the whole way: the paths that leave the frame alone are repeated, the whole way"
-	echo "(encapsulation, fib lookup, XDP_TX) is one run per frame over 50,000 flows, caches cold after"
-	echo "each syscall, less the one-run harness (a frame not for a VIP timed both ways). Behind fp_entry."
+	echo "Command: \`build/bench/lb_cost -r $REPEAT\`. Behind fp_entry. The lb moves the frame's head: the"
+	echo "whole way (encapsulation, next hop, XDP_TX) is repeated through a prelude that puts the frame"
+	echo "back (tests/stage/lb_restore.bpf.c; its own cost taken off), for one established flow and for"
+	echo "a new flow in each of 50,000 runs; and one run per frame over 50,000 flows, caches cold after"
+	echo "each syscall, less the one-run harness (a frame not for a VIP timed both ways)."
 	echo
 	cat "$TMP/lbcost.md"
 	echo "<!-- lb-cost:end -->"
@@ -456,6 +457,17 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 } >"$TMP/lbcpssection.md"
 splice lb-cps "$TMP/lbcpssection.md"
 log "wrote $DOC (lb connections section)"
+{
+	echo "<!-- lb-goals:begin -->"
+	echo "## lb: issue 17's goals in this run"
+	echo
+	echo "From the three lb tables above (\`bench/lb_goals.sh\`), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo
+	bash bench/lb_goals.sh "$TMP/lbcost.md" "$TMP/lbrate.md" "$TMP/lbcps.md" "$SHARED_ROUNDS"
+	echo "<!-- lb-goals:end -->"
+} >"$TMP/lbgoalssection.md"
+splice lb-goals "$TMP/lbgoalssection.md"
+cat "$TMP/lbgoalssection.md"
 fi
 
 # ---- capture bench (issue 18): `bench/capture_rate.sh` (zero-loss capture

@@ -78,12 +78,13 @@ static __always_inline int lb_be_alive(const struct fp_lb_backend *be, __u32 vip
  */
 static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 {
-	struct fp_lb_stats *vs = lb_stats(&lb_vip_stats, s->vip_index), *bs;
+	struct fp_lb_stats *vs = lb_stats(&lb_vip_stats, s->vip_index);
 	struct fp_lb_backend *be;
 	struct fp_lb_conn *conn, fresh;
 	__u32 slot, *idx;
 	void *table;
 
+	s->vs = vs;
 	conn = s->syn ? NULL : bpf_map_lookup_elem(&lb_conns, &s->flow);
 	if (conn) {
 		__u32 i = conn->backend;
@@ -93,11 +94,11 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 			s->hash = conn->hash;
 			s->be = *be;
 			s->be_index = i;
+			s->bs = lb_stats(&lb_be_stats, i);
 			if (vs)
 				vs->conn_hits++;
-			bs = lb_stats(&lb_be_stats, i);
-			if (bs)
-				bs->conn_hits++;
+			if (s->bs)
+				s->bs->conn_hits++;
 			return LB_GO;
 		}
 	}
@@ -117,6 +118,7 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 		return FP_LB_C_NO_BACKEND;
 	s->be = *be;
 	s->be_index = slot;
+	s->bs = lb_stats(&lb_be_stats, slot);
 	if (s->icmp)
 		return LB_GO;
 	fresh.backend = slot;
@@ -127,26 +129,23 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	bpf_map_update_elem(&lb_conns, &s->flow, &fresh, BPF_ANY);
 	if (vs)
 		vs->new_flows++;
-	bs = lb_stats(&lb_be_stats, slot);
-	if (bs)
-		bs->new_flows++;
+	if (s->bs)
+		s->bs->new_flows++;
 	return LB_GO;
 }
 
 /* A packet on its way to the backend: packets and bytes (the client's IP
- * datagram, without the outer header) of the VIP and of the backend. */
+ * datagram, without the outer header) of the VIP and of the backend, in
+ * the entries lb_pick_backend looked up. */
 static __always_inline void lb_count_sent(const struct lb_state *s, __u32 len)
 {
-	struct fp_lb_stats *st = lb_stats(&lb_vip_stats, s->vip_index);
-
-	if (st) {
-		st->packets++;
-		st->bytes += len;
+	if (s->vs) {
+		s->vs->packets++;
+		s->vs->bytes += len;
 	}
-	st = lb_stats(&lb_be_stats, s->be_index);
-	if (st) {
-		st->packets++;
-		st->bytes += len;
+	if (s->bs) {
+		s->bs->packets++;
+		s->bs->bytes += len;
 	}
 }
 

@@ -206,16 +206,24 @@ int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 			e.skipped = true;
 			snprintf(e.why, sizeof(e.why), "no TCP port to probe (give --port)");
 		} else {
-			if (o->hc) /* to the VIP, encapsulated to this backend */
-				e.ok = !fp_lb_hc_set(o->hc, b[i].index, vi->key.family, vi->key.addr,
-						     b[i].be.family, b[i].be.addr, e.why,
-						     sizeof(e.why)) &&
-				       !fp_lb_probe(vi->key.family, vi->key.addr, e.port,
-						    FP_LB_HC_MARK + b[i].index, o, host, e.why,
-						    sizeof(e.why));
-			else
-				e.ok = !fp_lb_probe(b[i].be.family, b[i].be.addr, e.port, 0, o,
-						    host, e.why, sizeof(e.why));
+			int pr;
+
+			if (o->hc) { /* to the VIP, encapsulated to this backend */
+				pr = fp_lb_hc_set(o->hc, b[i].index, vi->key.family, vi->key.addr,
+						  b[i].be.family, b[i].be.addr, e.why, sizeof(e.why));
+				if (!pr)
+					pr = fp_lb_probe(vi->key.family, vi->key.addr, e.port,
+							 FP_LB_HC_MARK + b[i].index, o, host, e.why,
+							 sizeof(e.why));
+			} else {
+				pr = fp_lb_probe(b[i].be.family, b[i].be.addr, e.port, 0, o, host,
+						 e.why, sizeof(e.why));
+			}
+			/* A signal cut the probe short (the checker is stopping): it
+			 * says nothing of the backend, so the round ends unrecorded. */
+			if (pr == -EINTR)
+				break;
+			e.ok = !pr;
 			h->probes++;
 			h->fails += !e.ok;
 			h->ok_run = e.ok ? h->ok_run + 1 : 0;

@@ -54,7 +54,9 @@ struct fp_lb_health_event {
 	const char *be_state;  /* the backend's state after the round */
 };
 
-/* One round over every backend; cb gets each probe. */
+/* One round over every backend; cb gets each probe. A signal that cuts a
+ * probe short (EINTR: the checker is stopping) ends the round there, that
+ * probe neither counted nor reported. */
 int fp_lb_health_round(struct fp_lb *lb, const struct fp_lb_health_opts *o,
 		       void (*cb)(const struct fp_lb_health_event *e, void *arg), void *arg,
 		       char *err, size_t errlen);

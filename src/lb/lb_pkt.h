@@ -45,6 +45,8 @@ struct lb_state {
 	struct fp_lb_flow flow;   /* client -> VIP (also for an ICMP error about it) */
 	struct fp_lb_vip vip;     /* valid when vip_index != FP_LB_NO_BACKEND */
 	struct fp_lb_backend be;  /* valid when be_index != FP_LB_NO_BACKEND */
+	struct fp_lb_stats *vs;   /* the VIP's and the backend's stats on this CPU, */
+	struct fp_lb_stats *bs;   /* looked up once (NULL until found) */
 	__u32 vip_index;
 	__u32 be_index;
 	__u32 hash;               /* fp_lb_flow_hash(&flow) */

@@ -309,6 +309,11 @@ int lbf_conn(struct lb_fixture *f, const struct fp_lb_flow *flow, struct fp_lb_c
 	return bpf_map_lookup_elem(bpf_map__fd(f->lb->maps.lb_conns), flow, c) ? -errno : 0;
 }
 
+int lbf_conn_put(struct lb_fixture *f, const struct fp_lb_flow *flow, const struct fp_lb_conn *c)
+{
+	return bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_conns), flow, c, BPF_EXIST) ? -errno : 0;
+}
+
 struct fp_lb_flow lbf_flow(const char *src, const char *dst, uint16_t sport, uint16_t dport,
 			   uint8_t proto, int hash_src)
 {

@@ -69,8 +69,10 @@ int lbf_time(struct lb_fixture *f, int ifno, const void *frame, size_t len, unsi
 uint64_t lbf_counter(struct lb_fixture *f, enum fp_lb_counter c);
 struct fp_lb_stats lbf_vip_stats(struct lb_fixture *f, uint32_t index);
 struct fp_lb_stats lbf_be_stats(struct lb_fixture *f, uint32_t index);
-/* The connection entry of a flow: 0 and *c, or -ENOENT. */
+/* The connection entry of a flow: 0 and *c, or -ENOENT. lbf_conn_put
+ * overwrites an existing one. */
 int lbf_conn(struct lb_fixture *f, const struct fp_lb_flow *flow, struct fp_lb_conn *c);
+int lbf_conn_put(struct lb_fixture *f, const struct fp_lb_flow *flow, const struct fp_lb_conn *c);
 
 /* The lb's flow key of a client packet (as fp_lb builds it). */
 struct fp_lb_flow lbf_flow(const char *src, const char *dst, uint16_t sport, uint16_t dport,

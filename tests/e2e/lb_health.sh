@@ -5,7 +5,8 @@
 # --rise good probes; the state is pinned, so a second checker process goes
 # on counting where the first stopped (a restart changes nothing); an
 # operator's drain is never undone and a backend drained by hand is not
-# marked down; HTTP probes compare the status; bad options exit 2. These
+# marked down; HTTP probes compare the status; a probe cut short by the
+# checker's stop counts for nothing; bad options exit 2. These
 # backends share one namespace and neither decapsulate nor own the VIP, so
 # the probes here are --direct (to each backend's own address); the
 # encapsulated probe, to the VIP, is lb_health_encap.sh's.
@@ -99,6 +100,19 @@ check "HTTP 200 from .11: ok" test "$(lastfield 10.77.0.11 probe)" = ok
 expect 0 -j lb health "$va" --direct --http /healthz --expect 204 --timeout 500 --count 1
 check "HTTP 200 when 204 is expected: a failure naming both" \
 	bash -c "test '$(lastfield 10.77.0.11 probe)' = fail && grep -q 'status 200, expected 204' $out"
+
+# Stopped mid-probe: a probe the checker's SIGTERM cuts short says nothing
+# of its backend. .14 has no host (ARP goes unanswered: the probe hangs
+# ~3 s); with --fall 1 a counted interruption would take it down.
+expect 0 lb backend add "$va" "$V" 10.77.0.14
+e2e_bg ip netns exec "$a" "$FASTPATH" lb health "$va" --direct --interval 0.1 --fall 1 --timeout 5000
+hc=$E2E_BG_PID
+sleep 1.5
+t0=$(date +%s%N)
+e2e_kill "$hc"
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "the checker stopped mid-probe exits at once: ${ms} ms" test "$ms" -lt 1500
+check "... and the probe it cut short took nothing down (fall 1)" test "$(state 10.77.0.14)" = up
 
 expect 0 lb unload "$va"
 check "unload: no pin left (the health state too)" test ! -e "$FASTPATH_BPFFS/$va"
