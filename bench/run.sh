@@ -483,7 +483,7 @@ log "inject_rate"
 bash bench/inject_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/irate.md" >/dev/null || exit 1
 cat "$TMP/irate.md"
 log "forward_rate"
-bash bench/forward_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -o "$TMP/frate.md" >/dev/null || exit 1
+bash bench/forward_rate.sh -r "$(( ROUNDS < 3 ? ROUNDS : 3 ))" -t "fp_forward bridge router fp_rx_only" -o "$TMP/frate.md" >/dev/null || exit 1
 cat "$TMP/frate.md"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
