@@ -10,24 +10,19 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include <net/if.h>
-#include <sys/stat.h>
-#include <pcap/pcap.h>
 
 #include <fastpath/xsk.h>
 #include "cli/cli.h"
-#include "dump/pcapng.h"
+#include "cli/cli_num.h"
+#include "cli/pkt_out.h"
 #include "rules/rule.h"
 
 #define CAP_BUF      (256 * 1024) /* FILE buffer of -w FILE */
-#define CAP_FLUSH_MS 100          /* a file lags at most this (and a buffer) */
 #define CAP_BATCH    256          /* fp_xsk__rx's most */
 #define CAP_RING     16384        /* RX and fill ring entries per queue */
 
@@ -39,114 +34,23 @@ static void on_signal(int sig)
 }
 
 struct cap_out {
-	pcap_t *dead;
-	pcap_dumper_t *pd;          /* --format pcap */
-	struct fp_pcapng *ng;       /* --format pcapng */
-	int ifx;
-	uint32_t snaplen;
+	struct pkt_out out;
 	uint64_t written, past, limit;
-	int err;
 };
 
 static int cap_write(void *ctx, const struct fp_xsk_pkt *p)
 {
 	struct cap_out *k = ctx;
-	uint32_t cap = p->len < k->snaplen ? p->len : k->snaplen;
+	uint32_t cap = p->len < k->out.snaplen ? p->len : k->out.snaplen;
 
 	if (k->limit && k->written >= k->limit) {
 		k->past++; /* taken from the stack in the last batch, past --count */
 		return 0;
 	}
-	if (k->pd) {
-		struct pcap_pkthdr h = {
-			.ts = { .tv_sec = p->ts_ns / 1000000000ull,
-				.tv_usec = p->ts_ns % 1000000000ull }, /* ns precision */
-			.caplen = cap, .len = p->len,
-		};
-
-		pcap_dump((u_char *)k->pd, &h, p->data);
-	} else {
-		int ret = fp_pcapng__write_packet(k->ng, k->ifx, p->ts_ns, p->data, cap, p->len,
-						  FP_PCAPNG_NO_VERDICT, NULL);
-
-		if (ret) {
-			k->err = ret;
-			return 1;
-		}
-	}
+	if (pkt_out_write(&k->out, p->ts_ns, p->data, cap, p->len, FP_PCAPNG_NO_VERDICT, NULL))
+		return 1;
 	k->written++;
 	return 0;
-}
-
-static int cap_flush(struct cap_out *k)
-{
-	if (k->pd)
-		return pcap_dump_flush(k->pd) ? -EIO : 0;
-	return fp_pcapng__flush(k->ng);
-}
-
-static bool reader_gone(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
-}
-
-static int parse_u64(const char *s, uint64_t *v, uint64_t max)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || !*s || x > max)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static uint64_t ms_since(const struct timespec *a, const struct timespec *b)
-{
-	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000);
-}
-
-static int open_out(struct cap_out *k, FILE *fh, bool ng, const char *ifname)
-{
-	if (!ng) {
-		k->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, k->snaplen,
-							       PCAP_TSTAMP_PRECISION_NANO);
-		k->pd = k->dead ? pcap_dump_fopen(k->dead, fh) : NULL;
-		if (!k->pd)
-			return -EIO;
-		return pcap_dump_flush(k->pd) ? -EIO : 0; /* the header at once */
-	}
-	int ret = fp_pcapng__open(fh, &(struct fp_pcapng_opts){ .flush = fh == stdout,
-								.flush_at = CAP_BUF }, &k->ng);
-	if (!ret)
-		ret = k->ifx = fp_pcapng__add_interface(k->ng, ifname, FP_PCAPNG_LINKTYPE_ETHERNET,
-							k->snaplen);
-	if (ret >= 0)
-		ret = fp_pcapng__flush(k->ng);
-	return ret < 0 ? ret : 0;
-}
-
-static int close_out(struct cap_out *k)
-{
-	int ret = 0;
-
-	if (k->pd) {
-		ret = pcap_dump_flush(k->pd) ? -EIO : 0;
-		/* pcap_dump_close would fclose the caller's FILE: the caller does */
-		k->pd = NULL;
-	}
-	if (k->ng) {
-		ret = fp_pcapng__close(k->ng);
-		k->ng = NULL;
-	}
-	if (k->dead)
-		pcap_close(k->dead);
-	k->dead = NULL;
-	return ret;
 }
 
 static void report(const char *ifname, const char *path, bool zerocopy,
@@ -193,27 +97,24 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fp_xsk_opts o = { .bpffs = cli->bpffs, .queue = 0, .frames = 2 * CAP_RING };
-	struct cap_out k = { .snaplen = 65535 };
+	struct cap_out k = { 0 };
 	struct fp_xsk_stats s;
 	struct fp_xsk *x = NULL;
 	const char *path = NULL, *ifname;
-	struct timespec t0, t, flushed;
+	struct timespec t0, t;
 	struct sigaction sa = { .sa_handler = on_signal };
-	uint64_t v, duration = 0;
-	bool ng = false, pipe_out, gone = false, zerocopy;
-	FILE *fh = NULL;
-	struct stat sb;
+	uint64_t v, duration = 0, snaplen = 65535;
+	bool ng = false, gone = false, zerocopy, opened;
 	char err[512];
-	int c, n, ret;
+	int c, n, ret, rx_err = 0;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			if (optarg[0] == '-' && optarg[1])
-				return cli_usage(cli, "-w '%s': give FILE (./%s for a file of that name) "
-						 "or - for stdout", optarg, optarg);
+			if ((ret = pkt_out_check_path(cli, optarg)))
+				return ret;
 			path = optarg;
 			break;
 		case 'm': {
@@ -227,24 +128,23 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 		case 'q':
 			if (!strcmp(optarg, "all"))
 				o.queue = FP_XSK_ALL_QUEUES;
-			else if (parse_u64(optarg, &v, INT32_MAX))
+			else if (cli_parse_u64(optarg, INT32_MAX, &v))
 				return cli_usage(cli, "--queue takes a queue number or all, not '%s'",
 						 optarg);
 			else
 				o.queue = (int)v;
 			break;
 		case 'c':
-			if (parse_u64(optarg, &k.limit, UINT64_MAX) || !k.limit)
+			if (cli_parse_u64(optarg, UINT64_MAX, &k.limit) || !k.limit)
 				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
 			break;
 		case 'd':
-			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
+			if (cli_parse_u64(optarg, 365 * 86400, &duration) || !duration)
 				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
 			break;
 		case 'S':
-			if (parse_u64(optarg, &v, 65535) || v < 14)
+			if (cli_parse_u64(optarg, 65535, &snaplen) || snaplen < 14)
 				return cli_usage(cli, "--snaplen takes 14..65535 bytes, not '%s'", optarg);
-			k.snaplen = v;
 			break;
 		case 'f':
 			if (strcmp(optarg, "pcap") && strcmp(optarg, "pcapng"))
@@ -256,13 +156,13 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 			break;
 		case 'R':
 			/* the umem holds as many TX frames again (unused here) */
-			if (parse_u64(optarg, &v, 1u << 18) || v < 64 || (v & (v - 1)))
+			if (cli_parse_u64(optarg, 1u << 18, &v) || v < 64 || (v & (v - 1)))
 				return cli_usage(cli, "--ring takes a power of two 64..262144, not '%s'",
 						 optarg);
 			o.frames = 2 * (uint32_t)v;
 			break;
 		case 'B':
-			if (parse_u64(optarg, &v, 1000000) || !v)
+			if (cli_parse_u64(optarg, 1000000, &v) || !v)
 				return cli_usage(cli, "--busy-poll takes microseconds 1..1000000, not '%s'",
 						 optarg);
 			o.busy_poll_us = (unsigned)v;
@@ -288,17 +188,10 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	fh = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-	if (!fh)
-		return cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
-	pipe_out = fstat(fileno(fh), &sb) == 0 && S_ISFIFO(sb.st_mode);
-	if (fh != stdout)
-		setvbuf(fh, NULL, _IOFBF, CAP_BUF);
-	ret = open_out(&k, fh, ng, ifname);
-	if (ret) {
-		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
-		goto out;
-	}
+	ret = pkt_out_open(&k.out, path, ng, ifname, (uint32_t)snaplen, CAP_BUF, &opened);
+	if (ret)
+		return cli_fail(cli, opened ? "writing %s failed: %s" : "cannot write %s: %s", path,
+				strerror(-ret));
 	ret = fp_xsk__open(ifname, &o, &x, err, sizeof(err));
 	if (ret) {
 		ret = ret == -ERANGE || ret == -EINVAL ? cli_usage(cli, "%s", err)
@@ -314,24 +207,16 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 				fp_xsk__zerocopy(x) ? "zero-copy" : "copy mode");
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	flushed = t0;
-	while (!stop && !k.err && !(k.limit && k.written >= k.limit)) {
-		n = fp_xsk__rx(x, CAP_FLUSH_MS, CAP_BATCH, cap_write, &k);
+	while (!stop && !k.out.err && !(k.limit && k.written >= k.limit)) {
+		n = fp_xsk__rx(x, PKT_OUT_FLUSH_MS, CAP_BATCH, cap_write, &k);
 		if (n < 0) {
-			k.err = n;
+			rx_err = n;
 			break;
 		}
+		if (pkt_out_tick(&k.out, n == 0))
+			break;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		/* a stream gets each batch at once, a file whole buffers or 100 ms */
-		if (!k.err && (fh == stdout || n == 0 || ms_since(&flushed, &t) >= CAP_FLUSH_MS)) {
-			k.err = cap_flush(&k);
-			flushed = t;
-		}
-		if (!k.err && ferror(fh))
-			k.err = -EIO;
-		if (pipe_out && !k.err && reader_gone(fileno(fh)))
-			k.err = -EPIPE;
-		if (duration && ms_since(&t0, &t) >= duration * 1000)
+		if (duration && cli_ms_between(&t0, &t) >= duration * 1000)
 			break;
 	}
 	/* no more steering, then what the rings still hold: written, or past
@@ -339,34 +224,26 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 	 * packet redirected just before the stop reaches its ring at the end
 	 * of that NAPI poll: the drain ends only after 20 ms bring nothing. */
 	fp_xsk__stop(x);
-	for (unsigned i = 0; i < 2 * o.frames * fp_xsk__n_queues(x) / CAP_BATCH && !k.err &&
+	for (unsigned i = 0; i < 2 * o.frames * fp_xsk__n_queues(x) / CAP_BATCH && !k.out.err &&
 			     (n = fp_xsk__rx(x, 20, CAP_BATCH, cap_write, &k)) > 0; i++)
 		;
 	fp_xsk__stats(x, &s);
 	zerocopy = fp_xsk__zerocopy(x);
 	fp_xsk__close(x); /* the queue goes back to the stack before the file closes */
 	x = NULL;
-	ret = close_out(&k);
-	if (k.err == -EPIPE || (!k.err && ret == -EPIPE) || (pipe_out && ferror(fh))) {
-		gone = true; /* the end of `capture -w - | head`: not a failure */
-		k.err = ret = 0;
-	}
-	if (k.err || ret) {
-		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-(k.err ? k.err : ret)));
-		goto out;
-	}
+	ret = pkt_out_close(&k.out, &gone);
+	if (ret)
+		return cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
+	if (rx_err)
+		return cli_fail(cli, "receiving on %s failed: %s", ifname, strerror(-rx_err));
 	if (gone)
 		fprintf(stderr, "the reader of %s went away: stopped\n", path);
 	/* with -w - the document would mix with the packets: text on stderr */
-	report(ifname, path, zerocopy, &s, &k, fh == stdout || !out_is_json());
-	ret = CLI_OK;
+	report(ifname, path, zerocopy, &s, &k, !strcmp(path, "-") || !out_is_json());
+	return CLI_OK;
 out:
 	fp_xsk__close(x);
-	close_out(&k);
-	if (fh && fh != stdout)
-		fclose(fh);
-	else if (fh)
-		fflush(fh);
+	pkt_out_close(&k.out, &gone);
 	return ret;
 }
 

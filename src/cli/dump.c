@@ -9,29 +9,24 @@
  * (dump_exit.bpf.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <net/if.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_num.h"
 #include "cli/filter_cli.h"
+#include "cli/pkt_out.h"
 #include "dump/dump.h"
 #include "dump/pcapng.h"
 
 static volatile sig_atomic_t stop;
 
-#define DUMP_BUF      (64 * 1024) /* FILE buffer and pcapng flush_at of -w FILE */
-#define DUMP_FLUSH_MS 100         /* the file lags at most this (and a buffer) */
+#define DUMP_BUF (64 * 1024) /* FILE buffer and pcapng flush_at of -w FILE */
 
 static void on_signal(int sig)
 {
@@ -39,10 +34,8 @@ static void on_signal(int sig)
 }
 
 struct sink {
-	struct fp_pcapng *w;
-	int ifx;
+	struct pkt_out out;
 	uint64_t written, skipped, limit;
-	int err;
 };
 
 static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
@@ -50,7 +43,6 @@ static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
 {
 	struct sink *k = ctx;
 	char comment[128];
-	int ret;
 
 	if (k->limit && k->written >= k->limit) {
 		k->skipped++;
@@ -64,39 +56,9 @@ static int on_sample(void *ctx, const struct fp_sample *s, const uint8_t *data,
 	else
 		snprintf(comment, sizeof(comment), "verdict=%s stage=%s reason=%u",
 			 fp_pcapng_xdp_name(s->verdict), st ? st->name : "?", s->rule);
-	ret = fp_pcapng__write_packet(k->w, k->ifx, ts_ns, data, s->cap_len, s->pkt_len,
-				      s->verdict, comment);
-	if (ret) {
-		k->err = ret;
+	if (pkt_out_write(&k->out, ts_ns, data, s->cap_len, s->pkt_len, s->verdict, comment))
 		return 1;
-	}
 	k->written++;
-	return 0;
-}
-
-/* A pipe's reader went away: poll reports POLLERR on the write end. */
-static bool reader_gone(int fd)
-{
-	struct pollfd p = { .fd = fd, .events = 0 };
-
-	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
-}
-
-static uint64_t ms_since(const struct timespec *a, const struct timespec *b)
-{
-	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000);
-}
-
-static int parse_u64(const char *s, uint64_t *v, uint64_t max)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || !*s || x > max)
-		return -1;
-	*v = x;
 	return 0;
 }
 
@@ -118,10 +80,8 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	struct sink k = { 0 };
 	const char *path = NULL, *ifname;
 	uint64_t v, duration = 0, sampled = 0, lost = 0;
-	FILE *fh = NULL;
-	struct timespec t0, t, flushed;
-	struct stat sb;
-	bool pipe_out, gone = false;
+	struct timespec t0, t;
+	bool gone = false, opened;
 	uint32_t dead;
 	char err[512];
 	int c, n, ret, lock;
@@ -131,10 +91,8 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":w:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			/* `-w --drops` is a forgotten FILE, not a file named --drops */
-			if (optarg[0] == '-' && optarg[1])
-				return cli_usage(cli, "-w '%s': give FILE (./%s for a file of that name) "
-						 "or - for stdout", optarg, optarg);
+			if ((ret = pkt_out_check_path(cli, optarg)))
+				return ret;
 			path = optarg;
 			break;
 		case 'D':
@@ -149,12 +107,12 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 			o.match = &match;
 			break;
 		case 's':
-			if (strncmp(optarg, "1/", 2) || parse_u64(optarg + 2, &v, 1u << 30) || !v)
+			if (strncmp(optarg, "1/", 2) || cli_parse_u64(optarg + 2, 1u << 30, &v) || !v)
 				return cli_usage(cli, "--sample takes 1/N with N from 1, not '%s'", optarg);
 			o.sample_n = v;
 			break;
 		case 'S':
-			if (parse_u64(optarg, &v, FP_SNAPLEN_MAX) || v < 14)
+			if (cli_parse_u64(optarg, FP_SNAPLEN_MAX, &v) || v < 14)
 				return cli_usage(cli, "--snaplen takes 14..%u bytes, not '%s'",
 						 FP_SNAPLEN_MAX, optarg);
 			o.snaplen = v;
@@ -167,11 +125,11 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 			o.stages |= 1u << st->slot;
 			break;
 		case 'c':
-			if (parse_u64(optarg, &k.limit, UINT64_MAX) || !k.limit)
+			if (cli_parse_u64(optarg, UINT64_MAX, &k.limit) || !k.limit)
 				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
 			break;
 		case 'd':
-			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
+			if (cli_parse_u64(optarg, 365 * 86400, &duration) || !duration)
 				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
 			break;
 		case ':':
@@ -197,24 +155,11 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN); /* a reader that went away: EPIPE, then a clean stop */
-	fh = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-	if (!fh) {
-		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
-		goto out;
-	}
-	pipe_out = fstat(fileno(fh), &sb) == 0 && S_ISFIFO(sb.st_mode);
-	/* a file gets whole blocks only (flush_at), a stream each block at once */
-	if (fh != stdout)
-		setvbuf(fh, NULL, _IOFBF, DUMP_BUF);
-	ret = fp_pcapng__open(fh, &(struct fp_pcapng_opts){ .flush = fh == stdout,
-							.flush_at = DUMP_BUF }, &k.w);
-	if (!ret)
-		ret = k.ifx = fp_pcapng__add_interface(k.w, ifname, FP_PCAPNG_LINKTYPE_ETHERNET,
-						       o.snaplen ? o.snaplen : FP_SNAPLEN_DEFAULT);
-	if (ret >= 0)
-		ret = fp_pcapng__flush(k.w); /* the header at once: readable if killed */
-	if (ret < 0) {
-		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
+	ret = pkt_out_open(&k.out, path, true, ifname, o.snaplen ? o.snaplen : FP_SNAPLEN_DEFAULT,
+			   DUMP_BUF, &opened);
+	if (ret) {
+		ret = cli_fail(cli, opened ? "writing %s failed: %s" : "cannot write %s: %s", path,
+			       strerror(-ret));
 		goto out;
 	}
 	lock = cli_lock_iface(cli, ifname);
@@ -237,44 +182,33 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 			 "sampling stays on until the next dump or `pipeline unload`",
 			 strerror(-fp_dump__watch_error(d)));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	flushed = t0;
-	while (!stop && !k.err && !(k.limit && k.written >= k.limit)) {
-		n = fp_dump__poll(d, DUMP_FLUSH_MS);
-		if (n < 0 && !k.err && !(k.limit && k.written >= k.limit))
+	while (!stop && !k.out.err && !(k.limit && k.written >= k.limit)) {
+		n = fp_dump__poll(d, PKT_OUT_FLUSH_MS);
+		if (n < 0 && !k.out.err && !(k.limit && k.written >= k.limit))
+			break;
+		if (pkt_out_tick(&k.out, n == 0))
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (!k.err && (n == 0 || ms_since(&flushed, &t) >= DUMP_FLUSH_MS)) {
-			k.err = fp_pcapng__flush(k.w);
-			flushed = t;
-		}
-		if (pipe_out && !k.err && reader_gone(fileno(fh)))
-			k.err = -EPIPE;
 		if (duration && (uint64_t)(t.tv_sec - t0.tv_sec) >= duration)
 			break;
 	}
 	fp_dump__drain(d);
 	fp_dump__counts(d, &sampled, &lost);
-	ret = fp_pcapng__close(k.w);
-	k.w = NULL;
-	if (k.err == -EPIPE || (!k.err && ret == -EPIPE)) {
-		/* the end of `dump -w - | head`: not a failure */
-		gone = true;
-		k.err = ret = 0;
-	}
-	if (k.err || ret) {
-		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-(k.err ? k.err : ret)));
+	ret = pkt_out_close(&k.out, &gone);
+	if (ret) {
+		ret = cli_fail(cli, "writing %s failed: %s", path, strerror(-ret));
 		goto out;
 	}
 	if (gone)
 		fprintf(stderr, "the reader of %s went away: stopped\n", path);
-	if (fh == stdout || !out_is_json()) {
+	if (!strcmp(path, "-") || !out_is_json()) {
 		fprintf(stderr, "%llu sampled, %llu written, %llu lost", (unsigned long long)sampled,
 			(unsigned long long)k.written, (unsigned long long)lost);
 		if (k.skipped)
 			fprintf(stderr, ", %llu past --count", (unsigned long long)k.skipped);
 		fputc('\n', stderr);
 	}
-	if (out_is_json() && fh != stdout) {
+	if (out_is_json() && strcmp(path, "-")) {
 		out_obj_begin();
 		out_str("iface", ifname);
 		out_str("file", path);
@@ -287,12 +221,7 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 	ret = CLI_OK;
 out:
 	fp_dump__stop(d);
-	if (k.w)
-		fp_pcapng__close(k.w);
-	if (fh && fh != stdout)
-		fclose(fh);
-	else if (fh)
-		fflush(fh);
+	pkt_out_close(&k.out, &gone);
 	if (f)
 		fp_filter__close(f);
 	else

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <linux/bpf.h>
 
+#include "cli/cli_num.h"
 #include "cli/filter_cli.h"
 #include "pipeline/pipeline.h"
 #include "util/htab.h"
@@ -71,14 +72,6 @@ static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
 	stop = 1;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* Largest share of one CPU in a rule's packets since the last apply, in
@@ -403,15 +396,15 @@ static int do_stats(struct cli *cli, int argc, char **argv, bool all)
 		have_st_prev = all;
 		if (f && fp_filter__view(f, &prev) == 0)
 			have_prev = true;
-		t_prev = now_s();
+		t_prev = cli_now_s();
 		usleep(interval_ms * 1000);
 	} else {
-		t_prev = now_s();
+		t_prev = cli_now_s();
 	}
 	if (tty && watch)
 		fputs("\033[?25l", stdout); /* hide the cursor while refreshing */
 	do {
-		double t = now_s();
+		double t = cli_now_s();
 		char notice[256] = "";
 		bool had_pl = has_pl, had_f = f != NULL, shown;
 

@@ -22,6 +22,7 @@
 
 #include <fastpath/xsk.h>
 #include "cli/cli.h"
+#include "cli/cli_num.h"
 #include "rules/rule.h"
 
 static volatile sig_atomic_t stop;
@@ -29,27 +30,6 @@ static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
 	stop = 1;
-}
-
-static int parse_u64(const char *s, uint64_t *v, uint64_t max)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || !*s || x > max)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* Sends one frame, without a copy (its own frame on a TX ring sharing its
@@ -115,18 +95,18 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 		case 'q':
 			if (!strcmp(optarg, "all"))
 				in_o.queue = FP_XSK_ALL_QUEUES;
-			else if (parse_u64(optarg, &v, INT32_MAX))
+			else if (cli_parse_u64(optarg, INT32_MAX, &v))
 				return cli_usage(cli, "--queue takes a queue number or all, not '%s'",
 						 optarg);
 			else
 				in_o.queue = (int)v;
 			break;
 		case 'c':
-			if (parse_u64(optarg, &limit, UINT64_MAX) || !limit)
+			if (cli_parse_u64(optarg, UINT64_MAX, &limit) || !limit)
 				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
 			break;
 		case 'd':
-			if (parse_u64(optarg, &duration, 365 * 86400) || !duration)
+			if (cli_parse_u64(optarg, 365 * 86400, &duration) || !duration)
 				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
 			break;
 		default:
@@ -178,9 +158,9 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "no shared umem (%s): each frame is copied\n", why);
 	fprintf(stderr, "forwarding %s -> %s (%s, %s)\n", ifin, ifout,
 		fp_xsk__zerocopy(in) ? "zero-copy" : "copy mode", path);
-	t0 = now_s();
+	t0 = cli_now_s();
 	while (!stop && !(limit && queued + failed >= limit) &&
-	       !(duration && now_s() - t0 >= duration)) {
+	       !(duration && cli_now_s() - t0 >= duration)) {
 		n = fp_xsk__rx_batch(in, 100, pkts, 64);
 		if (n < 0)
 			break;
@@ -195,7 +175,7 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 		fp_xsk__tx_flush(tx); /* the batch goes now */
 		fp_xsk__rx_release(in);
 	}
-	for (end = now_s() + 2; fp_xsk__tx_pending(tx) && now_s() < end;)
+	for (end = cli_now_s() + 2; fp_xsk__tx_pending(tx) && cli_now_s() < end;)
 		;
 	fp_xsk__stats(in, &si);
 	if (!same)

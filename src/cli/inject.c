@@ -21,6 +21,7 @@
 
 #include <fastpath/xsk.h>
 #include "cli/cli.h"
+#include "cli/cli_num.h"
 
 static volatile sig_atomic_t stop;
 
@@ -108,18 +109,10 @@ static int read_frames(struct cli *cli, const char *path, const char *ifname, un
 	return ret;
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 /* Sleeps (then spins the last 50 us) until time t. */
 static void wait_until(double t)
 {
-	double d = t - now_s();
+	double d = t - cli_now_s();
 
 	if (d > 60e-6) {
 		struct timespec ts = { .tv_sec = (time_t)(d - 50e-6),
@@ -127,21 +120,8 @@ static void wait_until(double t)
 
 		nanosleep(&ts, NULL);
 	}
-	while (now_s() < t && !stop)
+	while (cli_now_s() < t && !stop)
 		;
-}
-
-static int parse_u64(const char *s, uint64_t *v, uint64_t max)
-{
-	char *end;
-	unsigned long long x;
-
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno || *end || !*s || x > max)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 static int inject_run(struct cli *cli, int argc, char **argv)
@@ -171,16 +151,16 @@ static int inject_run(struct cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'p':
-			if (parse_u64(optarg, &pps, 100000000) || !pps)
+			if (cli_parse_u64(optarg, 100000000, &pps) || !pps)
 				return cli_usage(cli, "--pps takes packets per second from 1, not '%s'",
 						 optarg);
 			break;
 		case 'l':
-			if (parse_u64(optarg, &loops, 1000000000) || !loops)
+			if (cli_parse_u64(optarg, 1000000000, &loops) || !loops)
 				return cli_usage(cli, "--loop takes a count from 1, not '%s'", optarg);
 			break;
 		case 'q':
-			if (parse_u64(optarg, &v, INT32_MAX))
+			if (cli_parse_u64(optarg, INT32_MAX, &v))
 				return cli_usage(cli, "--queue takes a queue number, not '%s'", optarg);
 			o.queue = (int)v;
 			break;
@@ -211,7 +191,7 @@ static int inject_run(struct cli *cli, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	total = f.n * loops;
-	t0 = now_s();
+	t0 = cli_now_s();
 	for (uint64_t i = 0; i < total && !stop; i++) {
 		size_t k = i % f.n;
 
@@ -226,14 +206,14 @@ static int inject_run(struct cli *cli, int argc, char **argv)
 		}
 		if (!ret) {
 			queued++;
-			tlast = now_s();
+			tlast = cli_now_s();
 		}
 		if (pps)
 			fp_xsk__tx_flush(x); /* a paced frame goes now */
 	}
 	fp_xsk__tx_flush(x);
 	/* what is queued goes out within milliseconds: wait for it (bounded) */
-	for (double end = now_s() + 2; fp_xsk__tx_pending(x) && now_s() < end;)
+	for (double end = cli_now_s() + 2; fp_xsk__tx_pending(x) && cli_now_s() < end;)
 		;
 	fp_xsk__stats(x, &s);
 	rate = queued > 1 && tlast > t0 ? (queued - 1) / (tlast - t0) : 0;

@@ -214,5 +214,18 @@ expect 2 dump lo -w --drops && check "dump -w --drops: a forgotten FILE" grep -q
 expect 2 dump lo --count && check "dump --count without N" grep -q -- "option '--count' needs an argument" "$err"
 expect 2 dump lo --bogus && check "dump: the unknown option named" grep -q -- "unknown option '--bogus'" "$err"
 
+# ---- numbers are digits: strtoull alone would take -1 as 2^64-1 -------------
+for n in -1 ' 5' +5 0x10 ''; do
+	expect 2 dump lo -w - --count "$n" && check "dump --count '$n' refused" \
+		grep -q -- "--count takes a number from 1, not '$n'" "$err"
+	expect 2 capture lo --match udp -w - --count "$n" && check "capture --count '$n' refused" \
+		grep -q -- "--count takes a number from 1, not '$n'" "$err"
+done
+expect 2 forward lo lo --match udp --duration -1 && check "forward --duration -1 refused" \
+	grep -q -- "--duration takes seconds from 1, not '-1'" "$err"
+expect 2 inject lo -r /dev/null --pps -5 && check "inject --pps -5 refused" grep -q -- "--pps" "$err"
+expect 2 capture lo --match udp -w --count && check "capture -w --count: a forgotten FILE" \
+	grep -q -- "-w '--count': give FILE" "$err"
+
 (( fails == 0 )) || e2e_fail "$fails checks failed"
 e2e_pass
