@@ -13,6 +13,8 @@
 #   tcpdump     `tcpdump -w FILE udp port 11211` (AF_PACKET, default ring).
 #   tcpdump_B   the same with `-B 262144` (a 256 MiB ring).
 #   fp_pass     `fastpath dump` of every packet (filter `pass udp dport 11211`).
+#   fp_drop     `fastpath dump --drops` (filter `drop udp dport 11211`), no
+#               sampling: every dropped packet is to be written.
 # ablations of fp_capture (not in the default targets):
 #   fp_capture_ring2k  with --ring 2048 (the RX ring of the first version)
 #   fp_capture_busy    with --busy-poll 50 (the process runs the NAPI)
@@ -26,8 +28,16 @@
 #               highest rate the lab offers with the least receive work:
 #               no tool's zero-loss rate can show above it.
 #
-# Method: bench/dump_rate.sh's (the veth lab, generator on CPU0, the tool
-# on CPU1, a ladder then bisection). -k says where the receiver's NAPI
+# Method: the veth lab of bench/veth_lab.sh (generator on CPU0, the tool
+# on CPU1 under taskset, bpf_stats off). Each rung: start the tool writing
+# to a private tmpfs, wait until it is attached, run the generator paced
+# at PPS for WINDOW seconds, let the tool drain 1 s, stop it with SIGINT
+# (it writes what it holds and prints its counts). The ladder (-l) is
+# climbed, targets interleaved per rung, until a rung fails; then STEPS
+# (-b) bisection steps (geometric midpoint) between the last rung that
+# passed and the first that failed; no rung starts that would end past
+# the time budget (-B, default 170 s). The figure reported is what was
+# written per second at the best passing rung. -k says where the receiver's NAPI
 # kthread (the kernel's receive work: XDP, the copy into the tool's ring,
 # the stack) runs:
 #   gen   (default) on CPU0 with the generator: the tool has CPU1 alone,
@@ -46,6 +56,9 @@
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# bench/dump_rate.sh runs this ladder for dump's targets in the -k tool
+# lab; SCRIPT names the script run in the logs and the summary's command.
+SCRIPT=${CAPTURE_RATE_SCRIPT:-capture_rate.sh}
 FP=${FASTPATH:-$REPO/build/fastpath}
 WINDOW=5 STEPS=2 BUDGET=170 OUT= KLAB=gen
 LADDER="100000 200000 400000 800000 1600000 3200000"
@@ -61,23 +74,23 @@ while getopts "w:l:b:B:t:k:o:" c; do
 done
 [[ $WINDOW =~ ^[0-9]+$ && $STEPS =~ ^[0-9]+$ && $BUDGET =~ ^[0-9]+$ ]] &&
 	(( WINDOW >= 1 && WINDOW <= 60 && STEPS <= 5 )) ||
-	{ echo "capture_rate: WINDOW 1..60, STEPS 0..5, BUDGET in seconds" >&2; exit 2; }
+	{ echo "${SCRIPT%.sh}: WINDOW 1..60, STEPS 0..5, BUDGET in seconds" >&2; exit 2; }
 case $KLAB in
 gen) VETH_LAB_NAPI_CPU=0 ;; tool) VETH_LAB_NAPI_CPU=1 ;;
 *) echo "capture_rate: -k gen|tool (where the receive NAPI runs), not '$KLAB'" >&2; exit 2 ;;
 esac
 for p in $LADDER; do
-	[[ $p =~ ^[0-9]+$ ]] && (( p >= 1000 )) || { echo "capture_rate: bad rate '$p' in -l" >&2; exit 2; }
+	[[ $p =~ ^[0-9]+$ ]] && (( p >= 1000 )) || { echo "${SCRIPT%.sh}: bad rate '$p' in -l" >&2; exit 2; }
 done
 for t in $TARGETS; do
-	case $t in fp_capture|fp_capture_null|fp_capture_ring2k|fp_capture_busy|tcpdump|tcpdump_B|fp_drop|fp_pass|xdpdump|lab_drop) ;; *) echo "capture_rate: unknown target '$t'" >&2; exit 2 ;; esac
+	case $t in fp_capture|fp_capture_null|fp_capture_ring2k|fp_capture_busy|tcpdump|tcpdump_B|fp_drop|fp_pass|xdpdump|lab_drop) ;; *) echo "${SCRIPT%.sh}: unknown target '$t'" >&2; exit 2 ;; esac
 done
 . "$REPO/bench/veth_lab.sh"
 veth_lab_require capture_rate cr capinfos xdpdump tcpdump "$FP"
 TMP=$(mktemp -d /tmp/fp-bench-capture.XXXXXX)
 SHM=$TMP/shm
 GEN_PID='' TOOL_PID='' STATS_OLD=''
-log() { printf '[%s capture_rate] %s\n' "$(date +%T)" "$*" >&2; }
+log() { printf '[%s %s] %s\n' "$(date +%T)" "${SCRIPT%.sh}" "$*" >&2; }
 
 cleanup() {
 	set +e
@@ -342,7 +355,9 @@ name() {
 				       k(top), (tw + tl) ? 100 * tl / (tw + tl) : 0, ts ? 100 * tr / ts : 0
 			}' "$TMP/rungs"
 	done
-	# the goals' ratios from the best zero-loss rates written
+	# the goals' ratios from the best zero-loss rates written (issue 18's
+	# bench; not when dump_rate.sh runs this ladder for dump's targets)
+	[[ " $TARGETS " == *" fp_capture "* ]] &&
 	awk '$11 == 0 { r = ($4 > 0 ? $8 / $4 : 0); if (r > best[$1]) best[$1] = r }
 		function x(a, b) { return (a in best && b in best && best[b] > 0) ? sprintf("%.2fx", best[a] / best[b]) : "n/a" }
 		END {
@@ -360,11 +375,21 @@ name() {
 		       $11 == 0 ? "zero loss" : "failed: " w
 	}'
 	echo
-	echo "Command: ${FP_CAPTURE_ARGS:+FP_CAPTURE_ARGS=\"$FP_CAPTURE_ARGS\" }\`bench/capture_rate.sh -w $WINDOW -l \"$LADDER\" -b $STEPS -B $BUDGET -t \"$TARGETS\" -k $KLAB\`${STOPPED:+ (stopped by the ${BUDGET} s budget)}."
-	echo "Tools: \`fastpath -j capture IFACE --match 'udp dport $PORT' -w FILE\` (pcap); \`tcpdump -w FILE 'udp port $PORT'\`"
-	echo "(and \`-B 262144\`); \`fastpath -j dump IFACE -w FILE\` (fp_pass) on"
-	echo "\`fastpath filter load\` of \`drop|pass udp dport $PORT\`; \`xdpdump -i IFACE --load-xdp-program -w FILE\`;"
-	echo "each under \`taskset -c 1\`, writing pcapng to a tmpfs. Generator: \`fastpath gen --cpu 0 --udp $PORT --pps N --duration $WINDOW\`;"
+	echo "Command: ${FP_CAPTURE_ARGS:+FP_CAPTURE_ARGS=\"$FP_CAPTURE_ARGS\" }\`bench/$SCRIPT -w $WINDOW -l \"$LADDER\" -b $STEPS -B $BUDGET -t \"$TARGETS\"$([[ $SCRIPT == capture_rate.sh ]] && echo " -k $KLAB")\`${STOPPED:+ (stopped by the ${BUDGET} s budget)}."
+	echo "Tools, each under \`taskset -c 1\`, writing to a tmpfs:"
+	for t in $TARGETS; do
+		case $t in
+		fp_capture*) echo "- $t: \`fastpath -j capture IFACE --match 'udp dport $PORT' -w FILE\` (pcap)" ;;
+		tcpdump) echo "- $t: \`tcpdump -w FILE 'udp port $PORT'\`" ;;
+		tcpdump_B) echo "- $t: \`tcpdump -B 262144 -w FILE 'udp port $PORT'\`" ;;
+		fp_drop) echo "- $t: \`fastpath -j dump IFACE -w FILE --drops\` on \`fastpath filter load\` of \`drop udp dport $PORT\`" ;;
+		fp_pass) echo "- $t: \`fastpath -j dump IFACE -w FILE\` on \`fastpath filter load\` of \`pass udp dport $PORT\`" ;;
+		xdpdump) echo "- $t: \`xdpdump -i IFACE --load-xdp-program -w FILE\`" ;;
+		lab_drop) echo "- $t: no tool; \`fastpath filter load\` of \`drop udp dport $PORT\`" ;;
+		esac
+	done
+	echo
+	echo "Generator: \`fastpath gen --cpu 0 --udp $PORT --pps N --duration $WINDOW\`;"
 	echo "the receiver's NAPI kthread on CPU$VETH_LAB_NAPI_CPU (-k $KLAB)."
 } >"$TMP/summary.md"
 cat "$TMP/summary.md"
