@@ -126,21 +126,16 @@ static int capture_run(struct cli *cli, int argc, char **argv)
 			break;
 		}
 		case 'q':
-			if (!strcmp(optarg, "all"))
-				o.queue = FP_XSK_ALL_QUEUES;
-			else if (cli_parse_u64(optarg, INT32_MAX, &v))
-				return cli_usage(cli, "--queue takes a queue number or all, not '%s'",
-						 optarg);
-			else
-				o.queue = (int)v;
+			if ((ret = cli_opt_queue(cli, optarg, FP_XSK_ALL_QUEUES, &o.queue)))
+				return ret;
 			break;
 		case 'c':
-			if (cli_parse_u64(optarg, UINT64_MAX, &k.limit) || !k.limit)
-				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
+			if ((ret = cli_opt_count(cli, optarg, &k.limit)))
+				return ret;
 			break;
 		case 'd':
-			if (cli_parse_u64(optarg, 365 * 86400, &duration) || !duration)
-				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
+			if ((ret = cli_opt_duration(cli, optarg, &duration)))
+				return ret;
 			break;
 		case 'S':
 			if (cli_parse_u64(optarg, 65535, &snaplen) || snaplen < 14)

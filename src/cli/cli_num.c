@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* See cli_num.h. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cli_num.h"
 
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
@@ -18,6 +21,33 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int cli_opt_count(const struct cli *cli, const char *arg, uint64_t *n)
+{
+	if (cli_parse_u64(arg, UINT64_MAX, n) || !*n)
+		return cli_usage(cli, "--count takes a number from 1, not '%s'", arg);
+	return CLI_OK;
+}
+
+int cli_opt_duration(const struct cli *cli, const char *arg, uint64_t *secs)
+{
+	if (cli_parse_u64(arg, 365 * 86400, secs) || !*secs)
+		return cli_usage(cli, "--duration takes seconds from 1, not '%s'", arg);
+	return CLI_OK;
+}
+
+int cli_opt_queue(const struct cli *cli, const char *arg, int all_value, int *queue)
+{
+	uint64_t v;
+
+	if (!strcmp(arg, "all"))
+		*queue = all_value;
+	else if (cli_parse_u64(arg, INT32_MAX, &v))
+		return cli_usage(cli, "--queue takes a queue number or all, not '%s'", arg);
+	else
+		*queue = (int)v;
+	return CLI_OK;
 }
 
 double cli_now_s(void)

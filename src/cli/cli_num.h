@@ -9,9 +9,18 @@
 #include <stdint.h>
 #include <time.h>
 
+struct cli;
+
 /* s as a decimal number 0..max: digits only (no sign, space or base
  * prefix: strtoull would take "-1" as 2^64-1). 0, or -1 when it is not. */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/* The options every command that runs for a while takes, with the same
+ * words in their errors: --count N (1..), --duration S (1 s..1 year) and
+ * --queue N|all (all_value for all). CLI_OK, or the usage error (printed). */
+int cli_opt_count(const struct cli *cli, const char *arg, uint64_t *n);
+int cli_opt_duration(const struct cli *cli, const char *arg, uint64_t *secs);
+int cli_opt_queue(const struct cli *cli, const char *arg, int all_value, int *queue);
 
 /* CLOCK_MONOTONIC in seconds. */
 double cli_now_s(void);

@@ -125,12 +125,12 @@ static int dump_run(struct cli *cli, int argc, char **argv)
 			o.stages |= 1u << st->slot;
 			break;
 		case 'c':
-			if (cli_parse_u64(optarg, UINT64_MAX, &k.limit) || !k.limit)
-				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
+			if ((ret = cli_opt_count(cli, optarg, &k.limit)))
+				return ret;
 			break;
 		case 'd':
-			if (cli_parse_u64(optarg, 365 * 86400, &duration) || !duration)
-				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
+			if ((ret = cli_opt_duration(cli, optarg, &duration)))
+				return ret;
 			break;
 		case ':':
 			if (optopt == 'w' || !strcmp(argv[optind - 1], "--write"))

@@ -69,7 +69,7 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 	struct fp_xsk *in = NULL, *out = NULL, *tx;
 	struct fp_xsk_stats si, so;
 	struct fp_xsk_pkt pkts[64];
-	uint64_t v, limit = 0, duration = 0, queued = 0, failed = 0;
+	uint64_t limit = 0, duration = 0, queued = 0, failed = 0;
 	const char *ifin, *ifout;
 	bool swap = false, same, zc = true;
 	const char *path;
@@ -93,21 +93,16 @@ static int forward_run(struct cli *cli, int argc, char **argv)
 			swap = true;
 			break;
 		case 'q':
-			if (!strcmp(optarg, "all"))
-				in_o.queue = FP_XSK_ALL_QUEUES;
-			else if (cli_parse_u64(optarg, INT32_MAX, &v))
-				return cli_usage(cli, "--queue takes a queue number or all, not '%s'",
-						 optarg);
-			else
-				in_o.queue = (int)v;
+			if ((ret = cli_opt_queue(cli, optarg, FP_XSK_ALL_QUEUES, &in_o.queue)))
+				return ret;
 			break;
 		case 'c':
-			if (cli_parse_u64(optarg, UINT64_MAX, &limit) || !limit)
-				return cli_usage(cli, "--count takes a number from 1, not '%s'", optarg);
+			if ((ret = cli_opt_count(cli, optarg, &limit)))
+				return ret;
 			break;
 		case 'd':
-			if (cli_parse_u64(optarg, 365 * 86400, &duration) || !duration)
-				return cli_usage(cli, "--duration takes seconds from 1, not '%s'", optarg);
+			if ((ret = cli_opt_duration(cli, optarg, &duration)))
+				return ret;
 			break;
 		default:
 			if (optopt)
