@@ -21,9 +21,7 @@
 e2e_require tshark python3 ethtool
 
 tools=$E2E_REPO/tests/e2e/capture_tools.py
-PY=python3
-[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3   # Debian's, with python3-scapy
-"$PY" -c 'import scapy.all' 2>/dev/null || e2e_skip "needs python3-scapy"
+e2e_scapy
 nsa=$(e2e_name ca); nsv=$(e2e_name cv)
 ifa=$(e2e_name va); ifv=$(e2e_name vv)
 e2e_netns_add "$nsa"; e2e_netns_add "$nsv"
@@ -52,19 +50,6 @@ for cpu in json.loads(out)['values']:
 print(*tot)
 PY
 }
-# frame bytes of every packet of a file, one hex line each
-frame_hex() { tshark -r "$1" -x 2>/dev/null | python3 -c '
-import sys, re
-frames, cur = [], []
-for line in sys.stdin:
-    m = re.match(r"^[0-9a-f]{4}  ((?:[0-9a-f]{2} ?)+)", line)
-    if m:
-        cur.append(m.group(1).replace(" ", ""))
-    elif not line.strip() and cur:
-        frames.append("".join(cur)); cur = []
-if cur:
-    frames.append("".join(cur))
-print("\n".join(frames))'; }
 
 # ---- 1. bad input: exit code, message, nothing left -----------------------
 expect() { # expect RC PATTERN CMD...
@@ -116,8 +101,8 @@ wait "$tc" || e2e_fail "the TCP client failed: $(cat "$E2E_TMP/tcp.cli.err")"
 e2e_wait_for "[[ -s '$E2E_TMP/tcp.srv' ]]" 10 || e2e_fail "the TCP server got no end of stream"
 [[ $(cat "$E2E_TMP/tcp.srv") == "$(cat "$E2E_TMP/tcp.cli")" ]] ||
 	e2e_fail "TCP transfer: sent $(cat "$E2E_TMP/tcp.cli"), received $(cat "$E2E_TMP/tcp.srv")"
-frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
-frame_hex "$E2E_TMP/c.pcap" >"$E2E_TMP/c.hex"
+e2e_frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
+e2e_frame_hex "$E2E_TMP/c.pcap" >"$E2E_TMP/c.hex"
 [[ $(wc -l <"$E2E_TMP/sent.hex") == "$n" ]] || e2e_fail "tshark reads $(wc -l <"$E2E_TMP/sent.hex") sent frames"
 cmp -s "$E2E_TMP/sent.hex" "$E2E_TMP/c.hex" ||
 	e2e_fail "captured frames differ from those sent: $(diff "$E2E_TMP/sent.hex" "$E2E_TMP/c.hex" | head -5)"
@@ -142,7 +127,7 @@ wait "$a"; rc=$?
 [[ $rc == 0 ]] || e2e_fail "capture A exits $rc on SIGINT: $(cat "$E2E_TMP/a.err")"
 grep -q "^$n received, $n written, 0 lost" "$E2E_TMP/a.err" ||
 	e2e_fail "capture A after B was refused: $(cat "$E2E_TMP/a.err")"
-frame_hex "$E2E_TMP/a.pcapng" >"$E2E_TMP/a.hex"
+e2e_frame_hex "$E2E_TMP/a.pcapng" >"$E2E_TMP/a.hex"
 cmp -s "$E2E_TMP/sent.hex" "$E2E_TMP/a.hex" || e2e_fail "the pcapng frames differ from those sent"
 untouched "$ifv" || e2e_fail "capture A left fastpath on $ifv"
 
@@ -241,8 +226,8 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 assert d["received"] == d["written"] == int(sys.argv[2]) and d["lost"] == 0, d' "$E2E_TMP/q.json" $n ||
 	e2e_fail "capture --queue all: $(cat "$E2E_TMP/q.json")"
 (( q0 > 0 && q1 > 0 && q0 + q1 == n )) || e2e_fail "queues 0 and 1 took $q0 and $q1 of $n"
-frame_hex "$E2E_TMP/sent2.pcap" | sort >"$E2E_TMP/sent2.hex"
-frame_hex "$E2E_TMP/q.pcap" | sort >"$E2E_TMP/q.hex"
+e2e_frame_hex "$E2E_TMP/sent2.pcap" | sort >"$E2E_TMP/sent2.hex"
+e2e_frame_hex "$E2E_TMP/q.pcap" | sort >"$E2E_TMP/q.hex"
 cmp -s "$E2E_TMP/sent2.hex" "$E2E_TMP/q.hex" || e2e_fail "the frames of both queues differ from those sent"
 e2e_log "two queues: $q0 + $q1 frames"
 untouched "$ifv2" || e2e_fail "capture --queue all left fastpath on $ifv2: $(cat "$E2E_TMP/q.err")"

@@ -16,9 +16,7 @@
 e2e_require tshark python3 ethtool ping
 
 tools=$E2E_REPO/tests/e2e/capture_tools.py
-PY=python3
-[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3   # Debian's, with python3-scapy
-"$PY" -c 'import scapy.all' 2>/dev/null || e2e_skip "needs python3-scapy"
+e2e_scapy
 nsc=$(e2e_name fc); nsf=$(e2e_name ff); nss=$(e2e_name fs)
 ifc=$(e2e_name vc); if1=$(e2e_name v1); if2=$(e2e_name v2); ifs=$(e2e_name vs)
 for n in "$nsc" "$nsf" "$nss"; do e2e_netns_add "$n"; done
@@ -26,24 +24,12 @@ e2e_veth "$nsc" "$ifc" "$nsf" "$if1" 10.0.1.1 10.0.1.2
 e2e_veth "$nsf" "$if2" "$nss" "$ifs" 10.0.2.1 10.0.2.2
 for n in "$nsc" "$nsf" "$nss"; do ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
 macc=$(e2e_mac "$nsc" "$ifc"); macs=$(e2e_mac "$nss" "$ifs")
-frame_hex() { tshark -r "$1" -x 2>/dev/null | python3 -c '
-import sys, re
-frames, cur = [], []
-for line in sys.stdin:
-    m = re.match(r"^[0-9a-f]{4}  ((?:[0-9a-f]{2} ?)+)", line)
-    if m:
-        cur.append(m.group(1).replace(" ", ""))
-    elif not line.strip() and cur:
-        frames.append("".join(cur)); cur = []
-if cur:
-    frames.append("".join(cur))
-print("\n".join(frames))'; }
 untouched() { # NS IFACE: no pins, no XDP
 	[[ ! -e $FASTPATH_BPFFS/$2 ]] && ! ip -n "$1" link show "$2" | grep -q 'prog/xdp'
 }
 n=200
 ip netns exec "$nsc" "$PY" "$tools" frames "$E2E_TMP/sent.pcap" "$macc" "$macs" $n || e2e_fail "frames"
-frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
+e2e_frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
 [[ $(wc -l <"$E2E_TMP/sent.hex") == "$n" ]] || e2e_fail "tshark reads $(wc -l <"$E2E_TMP/sent.hex") sent frames"
 
 # run_case NAME [-j] [--swap-mac]: forwards if1 -> $fout, captures on $cns/$cif, compares
@@ -74,7 +60,7 @@ run_case() {
 	fi
 	e2e_wait_for "! kill -0 $rx" 10 || e2e_fail "$name: the server got fewer than $n: $(cat "$E2E_TMP/$name.rx.err")"
 	wait "$rx" || e2e_fail "$name: the server's capture failed"
-	frame_hex "$E2E_TMP/$name.pcap" >"$E2E_TMP/$name.hex"
+	e2e_frame_hex "$E2E_TMP/$name.pcap" >"$E2E_TMP/$name.hex"
 	untouched "$nsf" "$if1" || e2e_fail "$name: the forwarder left fastpath on $if1"
 }
 run_case plain -j
@@ -105,7 +91,7 @@ grep -q '"mode":"copy","path":"same umem"' "$E2E_TMP/same.fw.out" ||
 # into one frame; never, and the umem runs dry.
 m=2000
 ip netns exec "$nsc" "$PY" "$tools" frames "$E2E_TMP/many.pcap" "$macc" "$macs" $m || e2e_fail "frames"
-frame_hex "$E2E_TMP/many.pcap" >"$E2E_TMP/many.sent.hex"
+e2e_frame_hex "$E2E_TMP/many.pcap" >"$E2E_TMP/many.sent.hex"
 e2e_bg ip netns exec "$nss" "$FASTPATH" capture "$ifs" --match 'udp dport 9000' --count $m \
 	--duration 60 -w "$E2E_TMP/many.rx.pcap" 2>"$E2E_TMP/many.rx.err"
 rx=$E2E_BG_PID
@@ -121,7 +107,7 @@ grep -q "\"received\":$m,\"forwarded\":$m,\"failed\":0,\"lost\":0" "$E2E_TMP/man
 	e2e_fail "many: forward -j reports $(cat "$E2E_TMP/many.fw.out" "$E2E_TMP/many.fw.err")"
 e2e_wait_for "! kill -0 $rx" 10 || e2e_fail "many: the server got fewer than $m: $(cat "$E2E_TMP/many.rx.err")"
 wait "$rx" || e2e_fail "many: the server's capture failed"
-frame_hex "$E2E_TMP/many.rx.pcap" >"$E2E_TMP/many.rx.hex"
+e2e_frame_hex "$E2E_TMP/many.rx.pcap" >"$E2E_TMP/many.rx.hex"
 cmp -s "$E2E_TMP/many.sent.hex" "$E2E_TMP/many.rx.hex" ||
 	e2e_fail "many: $(diff "$E2E_TMP/many.sent.hex" "$E2E_TMP/many.rx.hex" | grep -c '^>') of $m frames differ"
 

@@ -12,9 +12,7 @@
 e2e_require tshark python3 ethtool
 
 tools=$E2E_REPO/tests/e2e/capture_tools.py
-PY=python3
-[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3   # Debian's, with python3-scapy
-"$PY" -c 'import scapy.all' 2>/dev/null || e2e_skip "needs python3-scapy"
+e2e_scapy
 nsa=$(e2e_name ia); nsv=$(e2e_name iv)
 ifa=$(e2e_name va); ifv=$(e2e_name vv)
 e2e_netns_add "$nsa"; e2e_netns_add "$nsv"
@@ -22,18 +20,6 @@ e2e_veth "$nsa" "$ifa" "$nsv" "$ifv" 10.0.1.1 10.0.1.2
 for n in "$nsa" "$nsv"; do ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
 maca=$(e2e_mac "$nsa" "$ifa"); macv=$(e2e_mac "$nsv" "$ifv")
 inj() { ip netns exec "$nsa" "$FASTPATH" inject "$@"; }
-frame_hex() { tshark -r "$1" -x 2>/dev/null | python3 -c '
-import sys, re
-frames, cur = [], []
-for line in sys.stdin:
-    m = re.match(r"^[0-9a-f]{4}  ((?:[0-9a-f]{2} ?)+)", line)
-    if m:
-        cur.append(m.group(1).replace(" ", ""))
-    elif not line.strip() and cur:
-        frames.append("".join(cur)); cur = []
-if cur:
-    frames.append("".join(cur))
-print("\n".join(frames))'; }
 # receive N frames to 9000 on ifv into FILE (the capture runs in the background)
 receive() {
 	e2e_bg ip netns exec "$nsv" "$FASTPATH" capture "$ifv" --match 'udp dport 9000' --count "$1" \
@@ -51,8 +37,8 @@ inj "$ifa" -r "$E2E_TMP/sent.pcap" >"$E2E_TMP/i.out" 2>&1 || e2e_fail "inject: $
 grep -q "^$n sent, 0 failed" "$E2E_TMP/i.out" || e2e_fail "inject reports: $(cat "$E2E_TMP/i.out")"
 e2e_wait_for "! kill -0 $rx" 10 || e2e_fail "the receiver did not get $n frames: $(cat "$E2E_TMP/r.pcap.err")"
 wait "$rx" || e2e_fail "the receiver failed: $(cat "$E2E_TMP/r.pcap.err")"
-frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
-frame_hex "$E2E_TMP/r.pcap" >"$E2E_TMP/r.hex"
+e2e_frame_hex "$E2E_TMP/sent.pcap" >"$E2E_TMP/sent.hex"
+e2e_frame_hex "$E2E_TMP/r.pcap" >"$E2E_TMP/r.hex"
 [[ $(wc -l <"$E2E_TMP/sent.hex") == "$n" ]] || e2e_fail "tshark reads $(wc -l <"$E2E_TMP/sent.hex") sent frames"
 cmp -s "$E2E_TMP/sent.hex" "$E2E_TMP/r.hex" ||
 	e2e_fail "received frames differ from the pcap: $(diff "$E2E_TMP/sent.hex" "$E2E_TMP/r.hex" | head -5)"

@@ -134,6 +134,31 @@ e2e_mac() { e2e_ns "$1" cat "/sys/class/net/$2/address"; }
 # (rx_packets, tx_packets, rx_dropped, ...).
 e2e_counter() { e2e_ns "$1" cat "/sys/class/net/$2/statistics/$3"; }
 
+# e2e_scapy: sets PY to a python3 with scapy (Debian's /usr/bin/python3,
+# where python3-scapy installs it), or skips the test.
+e2e_scapy() {
+	PY=python3
+	[[ -x /usr/bin/python3 ]] && PY=/usr/bin/python3
+	"$PY" -c 'import scapy.all' 2>/dev/null || e2e_skip "needs python3-scapy (scripts/deps.sh test)"
+}
+
+# e2e_frame_hex FILE: each frame of a pcap or pcapng as one line of hex, as
+# tshark reads the file (a real reader of what fastpath wrote).
+e2e_frame_hex() {
+	tshark -r "$1" -x 2>/dev/null | python3 -c '
+import sys, re
+frames, cur = [], []
+for line in sys.stdin:
+    m = re.match(r"^[0-9a-f]{4}  ((?:[0-9a-f]{2} ?)+)", line)
+    if m:
+        cur.append(m.group(1).replace(" ", ""))
+    elif not line.strip() and cur:
+        frames.append("".join(cur)); cur = []
+if cur:
+    frames.append("".join(cur))
+print("\n".join(frames))'
+}
+
 # e2e_bg CMD...: starts CMD in the background in its own process group
 # (killed with its children at cleanup). Its pid is in $E2E_BG_PID.
 # Redirect as usual: e2e_bg ip netns exec "$ns" server >"$E2E_TMP/log" 2>&1
