@@ -159,6 +159,40 @@ if cur:
 print("\n".join(frames))'
 }
 
+# e2e_nginx NS DIR URL: starts Debian's nginx in namespace NS as a test's
+# backend, its pid, logs and temporary files under DIR, with the server
+# blocks of its http {} read from stdin; waits until curl in NS gets an
+# answer from URL (any status), else fails the test with nginx's error log.
+#	e2e_nginx "$ns" "$T/nginx" http://127.0.0.1:8080/ <<CONF
+#	server { listen 127.0.0.1:8080; root $T/www; }
+#	CONF
+e2e_nginx() {
+	local ns=$1 d=$2 url=$3
+	mkdir -p "$d"
+	{
+		cat <<CONF
+user root root;
+pid $d/nginx.pid;
+error_log $d/error.log;
+worker_processes 1;
+events { worker_connections 512; }
+http {
+	access_log off;
+	keepalive_requests 100000;
+	client_body_temp_path $d/body;
+	proxy_temp_path $d/proxy;
+	fastcgi_temp_path $d/fastcgi;
+	uwsgi_temp_path $d/uwsgi;
+	scgi_temp_path $d/scgi;
+CONF
+		cat
+		echo "}"
+	} >"$d/nginx.conf"
+	e2e_bg ip netns exec "$ns" nginx -p "$d" -c "$d/nginx.conf" -g 'daemon off;'
+	e2e_wait_for "ip netns exec $ns curl -sk -o /dev/null $url" 10 ||
+		e2e_fail "nginx did not start: $(cat "$d/error.log" 2>/dev/null)"
+}
+
 # e2e_bg CMD...: starts CMD in the background in its own process group
 # (killed with its children at cleanup). Its pid is in $E2E_BG_PID.
 # Redirect as usual: e2e_bg ip netns exec "$ns" server >"$E2E_TMP/log" 2>&1
