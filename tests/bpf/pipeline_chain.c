@@ -44,21 +44,6 @@ static int cpu = -1;
 
 /* ---- loading: the entry's maps handed to each stage's object ------------ */
 
-static int reuse_pipeline_maps(struct bpf_object *obj)
-{
-	static const char *names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
-	struct bpf_map *from[] = { entry->maps.fp_stages, entry->maps.fp_scratch,
-				   entry->maps.fp_ctl };
-
-	for (unsigned i = 0; i < 3; i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, names[i]);
-
-		if (m && bpf_map__reuse_fd(m, bpf_map__fd(from[i])))
-			return -1;
-	}
-	return 0;
-}
-
 static int setup(void **state)
 {
 	/* one CPU for the whole run: the parse read back is that CPU's */
@@ -71,14 +56,14 @@ static int setup(void **state)
 	if (!entry)
 		return -1;
 	dump = dump_bpf__open();
-	if (!dump || reuse_pipeline_maps(dump->obj) || dump_bpf__load(dump))
+	if (!dump || chain_share_maps(dump->obj, entry->obj) || dump_bpf__load(dump))
 		return -1;
 	for (unsigned i = 0; i < N_MARKS; i++) {
 		mark[i] = mark_bpf__open();
 		if (!mark[i])
 			return -1;
 		mark[i]->rodata->slot = mark_slot[i];
-		if (reuse_pipeline_maps(mark[i]->obj) || mark_bpf__load(mark[i]))
+		if (chain_share_maps(mark[i]->obj, entry->obj) || mark_bpf__load(mark[i]))
 			return -1;
 	}
 	return 0;

@@ -43,21 +43,6 @@ static struct filter_bpf *filter;
 static struct mark_bpf *mark[N_MARKS];
 static int cpu = -1;
 
-static int reuse_pipeline_maps(struct bpf_object *obj)
-{
-	static const char *names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
-	struct bpf_map *from[] = { entry->maps.fp_stages, entry->maps.fp_scratch,
-				   entry->maps.fp_ctl };
-
-	for (unsigned i = 0; i < 3; i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, names[i]);
-
-		if (m && bpf_map__reuse_fd(m, bpf_map__fd(from[i])))
-			return -1;
-	}
-	return 0;
-}
-
 static int setup(void **state)
 {
 	cpu = chain_pin_cpu();
@@ -69,10 +54,10 @@ static int setup(void **state)
 	if (!entry)
 		return -1;
 	dump = dump_bpf__open();
-	if (!dump || reuse_pipeline_maps(dump->obj) || dump_bpf__load(dump))
+	if (!dump || chain_share_maps(dump->obj, entry->obj) || dump_bpf__load(dump))
 		return -1;
 	filter = filter_bpf__open();
-	if (!filter || reuse_pipeline_maps(filter->obj) || filter_bpf__load(filter)) {
+	if (!filter || chain_share_maps(filter->obj, entry->obj) || filter_bpf__load(filter)) {
 		fprintf(stderr, "the filter does not load (filter_verifier says why)\n");
 		return -1;
 	}
@@ -81,7 +66,7 @@ static int setup(void **state)
 		if (!mark[i])
 			return -1;
 		mark[i]->rodata->slot = mark_slot[i];
-		if (reuse_pipeline_maps(mark[i]->obj) || mark_bpf__load(mark[i]))
+		if (chain_share_maps(mark[i]->obj, entry->obj) || mark_bpf__load(mark[i]))
 			return -1;
 	}
 	return 0;

@@ -30,6 +30,23 @@ static inline int chain_pin_cpu(void)
 	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
 }
 
+/* Hands a stage's object (before its load) the pipeline's maps of the
+ * loaded entry object `entry`, as the pipeline's loader does: fp_stages,
+ * fp_scratch and fp_ctl, those of them the stage has. 0 or -1. */
+static inline int chain_share_maps(struct bpf_object *obj, const struct bpf_object *entry)
+{
+	static const char *const names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(obj, names[i]);
+		const struct bpf_map *from = bpf_object__find_map_by_name(entry, names[i]);
+
+		if (m && (!from || bpf_map__reuse_fd(m, bpf_map__fd(from))))
+			return -1;
+	}
+	return 0;
+}
+
 static inline void chain_fill(int stages_fd, unsigned slot, int prog_fd)
 {
 	__u32 k = slot;
