@@ -16,15 +16,8 @@
 
 #include "cli/audit.h"
 #include "cli/cli.h"
+#include "cli/cli_num.h"
 #include "decap/decap.h"
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 static void audit(const struct cli *cli, const char *verb, const char *ifname,
 		  const char *note, const char *error, double ms)
@@ -47,7 +40,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	struct fp_decap_loaded done;
 	struct fp_decap_view v;
 	char err[512], note[160];
-	double t0 = now_s(), ms;
+	double t0 = cli_now_s(), ms;
 	const char *ifname;
 	int c, ret;
 
@@ -77,7 +70,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, "expected IFACE");
 	ifname = argv[optind];
 	ret = fp_decap__load(ifname, &o, &done, err, sizeof(err));
-	ms = (now_s() - t0) * 1e3;
+	ms = (cli_now_s() - t0) * 1e3;
 	if (ret) {
 		audit(cli, "load", ifname, NULL, err, ms);
 		return cli_fail(cli, "%s", err);
@@ -111,7 +104,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 static int do_unload(struct cli *cli, int argc, char **argv)
 {
 	struct fp_unload_report r;
-	double t0 = now_s();
+	double t0 = cli_now_s();
 	char err[512], note[160];
 	int ret = cli_nargs(cli, argc, argv, 1, 1);
 
@@ -123,7 +116,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	snprintf(note, sizeof(note), "decap unloaded, %u pins removed%s", ret >= 0 ? r.n_pins : 0,
 		 r.stage_only ? "" : ", the pipeline with it");
 	audit(cli, "unload", argv[1], ret >= 0 ? note : NULL, ret < 0 ? err : NULL,
-	      (now_s() - t0) * 1e3);
+	      (cli_now_s() - t0) * 1e3);
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
 	if (ret > 0 && !out_is_json())
@@ -234,7 +227,7 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	do {
-		double t = now_s();
+		double t = cli_now_s();
 
 		ret = fp_decap__view(ifname, cli->bpffs, cur, err, sizeof(err));
 		if (ret && (!watch || (ret != -ENOENT))) {

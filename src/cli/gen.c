@@ -5,6 +5,7 @@
  * SENT; the receiver's counters say what arrived.
  */
 #include "cli/cli.h"
+#include "cli/cli_num.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,21 +55,6 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s[0] || s[0] == '-')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* "IFACE/address" or the like from /sys/class/net. */
 static int read_sys(const char *ifname, const char *what, char *buf, size_t size)
 {
@@ -95,7 +81,7 @@ static int peer_mac(const char *ifname, int ifindex, uint8_t mac[6])
 	char buf[64], peer[IF_NAMESIZE];
 	uint64_t link;
 
-	if (read_sys(ifname, "iflink", buf, sizeof(buf)) || parse_u64(buf, INT_MAX, &link) ||
+	if (read_sys(ifname, "iflink", buf, sizeof(buf)) || cli_parse_u64(buf, INT_MAX, &link) ||
 	    (int)link == ifindex || !if_indextoname((unsigned)link, peer))
 		return -ENOENT;
 	if (read_sys(peer, "iflink", buf, sizeof(buf)) || atoi(buf) != ifindex)
@@ -149,7 +135,7 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct gen_args *a
 		case O_TMPL: a->template = optarg; a->templates++; break;
 		case O_DNS: a->qname = optarg; a->kind = FP_GEN_DNS; a->port = 53; a->templates++; break;
 		case O_UDP: case O_SYN: case O_SPORT:
-			if (parse_u64(optarg, 65535, &v))
+			if (cli_parse_u64(optarg, 65535, &v))
 				return cli_usage(cli, "'%s': a port is 0..65535", optarg);
 			if (c == O_SPORT) {
 				a->sport = (int)v;
@@ -160,15 +146,15 @@ static int parse_args(struct cli *cli, int argc, char **argv, struct gen_args *a
 			a->templates++;
 			break;
 		case O_PPS:
-			if (parse_u64(optarg, 1000000000ull, &a->pps) || !a->pps)
+			if (cli_parse_u64(optarg, 1000000000ull, &a->pps) || !a->pps)
 				return cli_usage(cli, "--pps '%s': give 1..1000000000", optarg);
 			break;
 		case O_COUNT:
-			if (parse_u64(optarg, UINT64_MAX, &a->count) || !a->count)
+			if (cli_parse_u64(optarg, UINT64_MAX, &a->count) || !a->count)
 				return cli_usage(cli, "--count '%s': give a positive number", optarg);
 			break;
 		case O_THREADS: case O_CPU:
-			if (parse_u64(optarg, 1024, &v) || (c == O_THREADS && !v))
+			if (cli_parse_u64(optarg, 1024, &v) || (c == O_THREADS && !v))
 				return cli_usage(cli, "--%s '%s': give a number%s",
 						 c == O_CPU ? "cpu" : "threads", optarg,
 						 c == O_CPU ? " from 0" : " from 1");
@@ -211,7 +197,7 @@ static int parse_cidr4(const char *s, uint8_t net[4], int *plen)
 	slash = strchr(buf, '/');
 	if (slash) {
 		*slash = 0;
-		if (parse_u64(slash + 1, 32, &v))
+		if (cli_parse_u64(slash + 1, 32, &v))
 			return -EINVAL;
 	}
 	if (inet_pton(AF_INET, buf, net) != 1)
