@@ -63,8 +63,11 @@
 #          the sinks' NAPI, which preempts it) filled the 256-frame ring:
 #          35% refused with 20-25% of CPU1 left. At 5 us it seldom sleeps
 #          (30-300 runs a second, CPU1 92-95% in the kernel, as the Linux
-#          bridge's NAPI at either) and takes 10-15% more; the Linux
-#          bridge's NAPI, slower, never empties the ring at either.
+#          bridge's NAPI at either), so the switch's CPU is what limits,
+#          though a frame costs fastpath ~10% more (the NAPI chases the
+#          generator on the ring's cache lines): delivered, the two about
+#          cancel (docs/benchmarks.md). The Linux bridge's NAPI, slower,
+#          never empties the ring at either.
 #          SINK_POLL_NS (default 0, off) polls the sinks' NAPI the same
 #          way: the switch's egress then never wakes it. Waking it is an
 #          IPI to CPU0 per wake (perf: 23% of CPU1 for fastpath, 26-30%
