@@ -56,21 +56,6 @@ static const __u8 mac_a[6] = { 0x02, 0, 0, 0, 0, 0x0a };
 static const __u8 mac_b[6] = { 0x02, 0, 0, 0, 0, 0x0b };
 static const __u8 mac_bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
-static int reuse_pipeline_maps(struct bpf_object *obj)
-{
-	static const char *names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
-	struct bpf_map *from[] = { entry->maps.fp_stages, entry->maps.fp_scratch,
-				   entry->maps.fp_ctl };
-
-	for (unsigned i = 0; i < 3; i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, names[i]);
-
-		if (m && bpf_map__reuse_fd(m, bpf_map__fd(from[i])))
-			return -1;
-	}
-	return 0;
-}
-
 static void set_vlan(struct fp_br_port *p, unsigned vid)
 {
 	p->vlans[vid >> 6] |= 1ull << (vid & 63);
@@ -107,7 +92,7 @@ static int setup(void **state)
 	if (!entry)
 		return -1;
 	br = bridge_bpf__open();
-	if (!br || reuse_pipeline_maps(br->obj) || bridge_bpf__load(br))
+	if (!br || chain_share_maps(br->obj, entry->obj) || bridge_bpf__load(br))
 		return -1;
 	chain_fill(bpf_map__fd(entry->maps.fp_stages), FP_STAGE_BRIDGE,
 		   bpf_program__fd(br->progs.fp_bridge));

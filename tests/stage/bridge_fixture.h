@@ -55,21 +55,6 @@ static inline __u64 mono_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static inline int reuse_pipeline_maps(struct bpf_object *obj)
-{
-	static const char *names[] = { "fp_stages", "fp_scratch", "fp_ctl" };
-	struct bpf_map *from[] = { entry->maps.fp_stages, entry->maps.fp_scratch,
-				   entry->maps.fp_ctl };
-
-	for (unsigned i = 0; i < 3; i++) {
-		struct bpf_map *m = bpf_object__find_map_by_name(obj, names[i]);
-
-		if (m && bpf_map__reuse_fd(m, bpf_map__fd(from[i])))
-			return -1;
-	}
-	return 0;
-}
-
 static inline int setup(void **state)
 {
 	char cmd[256];
@@ -100,7 +85,7 @@ static inline int setup(void **state)
 	if (!entry)
 		return -1;
 	br = bridge_bpf__open();
-	if (!br || reuse_pipeline_maps(br->obj) || bridge_bpf__load(br))
+	if (!br || chain_share_maps(br->obj, entry->obj) || bridge_bpf__load(br))
 		return -1;
 	chain_fill(bpf_map__fd(entry->maps.fp_stages), FP_STAGE_BRIDGE,
 		   bpf_program__fd(br->progs.fp_bridge));
