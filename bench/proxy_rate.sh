@@ -12,6 +12,9 @@
 #   fp-splice      fastpath proxy --data-path splice
 #   fp-copy        fastpath proxy --data-path copy
 #   fp-sockmap     fastpath proxy --data-path sockmap
+#   fp-b           fastpath proxy --data-path splice from another build,
+#                  FP_B_BIN (not in the default targets): an A/B of two
+#                  builds, alternated round by round like every target
 #
 #   bench/proxy_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-c SMALL_CONNS] [-C BIG_CONNS] [-o OUT.md]
 #
@@ -24,7 +27,10 @@
 # bytes' rate for 1 MiB, and the ratio to HAProxy paired round by round
 # (median of the rounds' ratios); where the CPU went: the proxy process's
 # own CPU time per request (utime+stime from /proc, kernel work in its
-# system calls included) and each CPU's busy share over the window (the
+# system calls included), the load's CPU time per request (wrk's and
+# nginx's utime+stime, the loopback deliveries and ACKs run in their
+# system calls included: the work a proxy makes CPU 0 do, which does not
+# depend on who else runs) and each CPU's busy share over the window (the
 # load side, CPU 0, is the bound when it is near 100% and CPU 1 is not).
 # Then the goals, fastpath's default data path (splice) against HAProxy,
 # each ratio paired round by round: median (min-max) and met or not; and
@@ -48,10 +54,11 @@ done
    BIG_C >= 1 && BIG_C <= 1000 )) ||
 	{ echo "proxy_rate: ROUNDS 1..20, WINDOW 1..60, connections 1..1000" >&2; exit 2; }
 declare -A PORT=([nginx]=8080 [haproxy]=8001 [fp-splice]=8002 [fp-copy]=8003 [fp-sockmap]=8004
-	[haproxy-splice]=8005)
+	[haproxy-splice]=8005 [fp-b]=8006)
 for t in $TARGETS; do
 	[[ -n ${PORT[$t]:-} ]] ||
-		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice fp-splice fp-copy fp-sockmap" >&2; exit 2; }
+		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice fp-splice fp-copy fp-sockmap fp-b" >&2; exit 2; }
+	[[ $t != fp-b || -x ${FP_B_BIN:-} ]] || { echo "proxy_rate: target fp-b: FP_B_BIN (a fastpath binary) not set" >&2; exit 2; }
 done
 [[ $(id -u) == 0 ]] || { echo "proxy_rate: needs root (namespaces, BPF)" >&2; exit 77; }
 for b in wrk nginx haproxy taskset python3; do
@@ -155,6 +162,10 @@ for dp in splice copy sockmap; do
 		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-$dp.sock" \
 		--max-conns 4096 --data-path "$dp"
 done
+[[ " $TARGETS " == *" fp-b "* ]] &&
+	bg in_ns taskset -c "$CPU_PROXY" "$FP_B_BIN" proxy run --listen "127.0.0.1:${PORT[fp-b]}" \
+		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-b.sock" \
+		--max-conns 4096 --data-path splice
 # every target up, and each refusing the exhaust port (the same ACL)
 for t in $TARGETS; do
 	ok=
@@ -182,6 +193,8 @@ for t in $TARGETS; do
 done
 # cpu_ticks PID: its utime+stime; cpus: busy (not steal) and all ticks of CPU 0 and 1
 cpu_ticks() { [[ -n $1 ]] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# wrk's own CPU: its subshell's cutime+cstime (wrk is waited for in it); nginx's: its worker's
+NGX_W=$(pgrep -P "$(cat "$TMP/nginx.pid")" | head -1)
 cpus() { awk '/^cpu[01] /{printf "%d %d ", $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 
 log "$ROUNDS rounds of ${WINDOW} s: $TARGETS (small: $SMALL_C connections, 1 MiB: $BIG_C)"
@@ -193,10 +206,12 @@ for r in $(seq "$ROUNDS"); do
 		for size in small big; do
 			conns=$SMALL_C
 			[[ $size == big ]] && conns=$BIG_C
-			pt0=$(cpu_ticks "${PPID_OF[$t]:-}") c0=$(cpus)
-			in_ns taskset -c "$CPU_LOAD" wrk -t1 -c "$conns" -d "${WINDOW}s" --latency \
+			pt0=$(cpu_ticks "${PPID_OF[$t]:-}") c0=$(cpus) n0=$(cpu_ticks "$NGX_W")
+			wt=$( in_ns taskset -c "$CPU_LOAD" wrk -t1 -c "$conns" -d "${WINDOW}s" --latency \
 				"http://127.0.0.1:${PORT[$t]}/dock/$size" >"$TMP/wrk.$r.$size.$t" 2>&1
+				awk '{print $16 + $17}' /proc/$BASHPID/stat )
 			echo "cpu $pt0 $(cpu_ticks "${PPID_OF[$t]:-}") $c0 $(cpus)" >>"$TMP/wrk.$r.$size.$t"
+			echo "load $(( $(cpu_ticks "$NGX_W") - n0 + wt ))" >>"$TMP/wrk.$r.$size.$t"
 			log "round $r $t $size: $(grep -E 'Requests/sec' "$TMP/wrk.$r.$size.$t" | tr -s ' ')"
 		done
 	done
@@ -208,26 +223,30 @@ tmp, rounds, targets, sc, bc = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(
 hz = float(sys.argv[6])
 unit = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 def parse(path):
-    """(requests/s, p99 ms, errors, proxy CPU us a request, CPU0 busy %, CPU1 busy %)"""
+    """(requests/s, p99 ms, errors, proxy CPU us a request, CPU0 busy %, CPU1 busy %,
+    the load's (wrk's and nginx's) CPU us a request)"""
     t = open(path).read()
     m = re.search(r"Requests/sec:\s*([\d.]+)", t)
     p = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
     n = re.search(r"^\s*(\d+) requests in", t, re.M)
     c = re.search(r"^cpu (.*)$", t, re.M)
+    ld = re.search(r"^load (\d+)$", t, re.M)
     bad = bool(re.search(r"Socket errors|Non-2xx", t))
-    us = b0 = b1 = float("nan")
+    us = b0 = b1 = lus = float("nan")
     if c and n and int(n.group(1)):
         v = [float(x) for x in c.group(1).split()]
         us = (v[1] - v[0]) / hz * 1e6 / int(n.group(1))
+        if ld:
+            lus = int(ld.group(1)) / hz * 1e6 / int(n.group(1))
         if len(v) == 10 and v[7] > v[3] and v[9] > v[5]:
             b0 = 100 * (v[6] - v[2]) / (v[7] - v[3])
             b1 = 100 * (v[8] - v[4]) / (v[9] - v[5])
     return (float(m.group(1)) if m else 0.0, float(p.group(1)) * unit[p.group(2)] if p else float("nan"),
-            bad, us, b0, b1)
+            bad, us, b0, b1, lus)
 names = {"nginx": "nginx directly", "haproxy": "HAProxy 2.6 (nbthread 1, splice-auto)",
          "haproxy-splice": "HAProxy 2.6, splice-request/response",
          "fp-splice": "fastpath proxy, splice", "fp-copy": "fastpath proxy, copy",
-         "fp-sockmap": "fastpath proxy, sockmap"}
+         "fp-sockmap": "fastpath proxy, sockmap", "fp-b": "fastpath proxy, splice (FP_B_BIN)"}
 def ratios(res, t, ref, k):
     return [x[k] / res[ref][i][k] for i, x in enumerate(res[t]) if res[ref][i][k]]
 def mmm(v):
@@ -242,7 +261,7 @@ for size, title, conns in (("small", "100-byte responses", sc), ("big", "1 MiB r
         hdr += " Gbit/s |"
     if "haproxy" in targets:
         hdr += " req/s vs HAProxy | p99 vs HAProxy |"
-    hdr += " proxy CPU us/req | CPU0 / CPU1 busy |"
+    hdr += " proxy CPU us/req | load CPU us/req | CPU0 / CPU1 busy |"
     print(hdr)
     print("|" + "---|" * (hdr.count("|") - 1))
     for t in targets:
@@ -256,7 +275,7 @@ for size, title, conns in (("small", "100-byte responses", sc), ("big", "1 MiB r
             row += f" {statistics.median(ratios(res, t, 'haproxy', 0)):.2f}x |"
             row += f" {statistics.median(ratios(res, t, 'haproxy', 1)):.2f}x |"
         cpu = "-" if t == "nginx" else f"{med(3):,.1f}"
-        row += f" {cpu} | {med(4):.0f}% / {med(5):.0f}% |"
+        row += f" {cpu} | {med(6):,.0f} | {med(4):.0f}% / {med(5):.0f}% |"
         print(row)
     per = " ".join(f"{t}:" + "/".join(f"{x[0]:.0f}" for x in res[t]) for t in targets)
     print(f"\nRequests/s by round: {per}")
@@ -280,6 +299,12 @@ if fp in targets and "haproxy" in targets:
               f"100 B {mmm(ratios(s, 'nginx', 'haproxy', 0))}, 1 MiB {mmm(ratios(b, 'nginx', 'haproxy', 0))}; "
               f"fastpath splice against nginx directly: 100 B {mmm(ratios(s, fp, 'nginx', 0))}, "
               f"1 MiB {mmm(ratios(b, fp, 'nginx', 0))}.")
+if "fp-b" in targets and fp in targets:
+    s, b = allres["small"], allres["big"]
+    print("\nA/B, FP_B_BIN's build against this one (fp-b / fp-splice), paired round by round: "
+          f"requests/s 100 B {mmm(ratios(s, 'fp-b', fp, 0))}, 1 MiB {mmm(ratios(b, 'fp-b', fp, 0))}; "
+          f"the load's CPU a request 100 B {mmm(ratios(s, 'fp-b', fp, 6))}, 1 MiB {mmm(ratios(b, 'fp-b', fp, 6))}; "
+          f"the proxy's CPU a request 100 B {mmm(ratios(s, 'fp-b', fp, 3))}, 1 MiB {mmm(ratios(b, 'fp-b', fp, 3))}.")
 PY
 cat "$TMP/out.md"
 [[ -n $OUT ]] && cp "$TMP/out.md" "$OUT"
