@@ -30,31 +30,14 @@ echo "the exhaust port" >"$T/www/exhaust-port/index.html"
 echo "vent" >"$T/www/exhaust-port/vent"
 head -c $((10 << 20)) /dev/urandom >"$T/www/dock/big"
 head -c $((10 << 20)) /dev/urandom >"$T/body"
-cat >"$T/nginx.conf" <<CONF
-user root root;
-pid $T/nginx.pid;
-error_log $T/nginx/error.log;
-worker_processes 1;
-events { worker_connections 512; }
-http {
-	access_log off;
-	client_body_temp_path $T/nginx/body;
-	proxy_temp_path $T/nginx/proxy;
-	fastcgi_temp_path $T/nginx/fastcgi;
-	uwsgi_temp_path $T/nginx/uwsgi;
-	scgi_temp_path $T/nginx/scgi;
-	keepalive_requests 100000;
+e2e_nginx "$ns" "$T/nginx" http://127.0.0.1:8080/dock/ <<CONF
 	server {
 		listen 127.0.0.1:8080;
 		root $T/www;
 		client_max_body_size 64m;
 		location /put/ { dav_methods PUT; create_full_put_path on; }
 	}
-}
 CONF
-e2e_bg ip netns exec "$ns" nginx -p "$T/nginx" -c "$T/nginx.conf" -g 'daemon off;'
-e2e_wait_for "ip netns exec $ns curl -sf -o /dev/null http://127.0.0.1:8080/dock/" 10 ||
-	e2e_fail "nginx did not start: $(cat "$T/nginx/error.log" 2>/dev/null)"
 
 cat >"$T/policy" <<'POL'
 default deny

@@ -17,25 +17,9 @@ T=$E2E_TMP
 mkdir -p "$T/www/dock" "$T/www/public" "$T/nginx"
 echo "dock" >"$T/www/dock/index.html"
 echo "public" >"$T/www/public/index.html"
-cat >"$T/nginx.conf" <<CONF
-user root root;
-pid $T/nginx.pid;
-error_log $T/nginx/error.log;
-worker_processes 1;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path $T/nginx/body;
-	proxy_temp_path $T/nginx/proxy;
-	fastcgi_temp_path $T/nginx/fastcgi;
-	uwsgi_temp_path $T/nginx/uwsgi;
-	scgi_temp_path $T/nginx/scgi;
+e2e_nginx "$ns" "$T/nginx" http://127.0.0.1:8080/dock/ <<CONF
 	server { listen 127.0.0.1:8080; root $T/www; }
-}
 CONF
-e2e_bg ip netns exec "$ns" nginx -p "$T/nginx" -c "$T/nginx.conf" -g 'daemon off;'
-e2e_wait_for "ip netns exec $ns curl -sf -o /dev/null http://127.0.0.1:8080/dock/" 10 ||
-	e2e_fail "nginx did not start: $(cat "$T/nginx/error.log" 2>/dev/null)"
 
 head -c 32 /dev/urandom >"$T/key"
 printf 'short' >"$T/short"

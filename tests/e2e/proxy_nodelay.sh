@@ -14,30 +14,13 @@ e2e_netns_add "$ns"
 ip -n "$ns" link set lo up
 T=$E2E_TMP
 mkdir -p "$T/www/put" "$T/nginx"
-cat >"$T/nginx.conf" <<CONF
-user root root;
-pid $T/nginx.pid;
-error_log $T/nginx/error.log;
-worker_processes 1;
-events { worker_connections 64; }
-http {
-	access_log off;
-	keepalive_requests 100000;
-	client_body_temp_path $T/nginx/body;
-	proxy_temp_path $T/nginx/proxy;
-	fastcgi_temp_path $T/nginx/fastcgi;
-	uwsgi_temp_path $T/nginx/uwsgi;
-	scgi_temp_path $T/nginx/scgi;
+e2e_nginx "$ns" "$T/nginx" http://127.0.0.1:8080/ <<CONF
 	server {
 		listen 127.0.0.1:8080;
 		root $T/www;
 		location /put/ { dav_methods PUT; create_full_put_path on; }
 	}
-}
 CONF
-e2e_bg ip netns exec "$ns" nginx -p "$T/nginx" -c "$T/nginx.conf" -g 'daemon off;'
-e2e_wait_for "ip netns exec $ns curl -s -o /dev/null http://127.0.0.1:8080/" 10 ||
-	e2e_fail "nginx did not start: $(cat "$T/nginx/error.log" 2>/dev/null)"
 printf 'allow PUT path /put/*\ndefault deny\n' >"$T/policy"
 e2e_bg ip netns exec "$ns" "$FASTPATH" proxy run --listen 127.0.0.1:8000 --backend 127.0.0.1:8080 \
 	--policy "$T/policy" --control "$T/ctl.sock"

@@ -26,19 +26,7 @@ head -c $((1 << 20)) /dev/urandom >"$T/www/big"
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=deathstar.example" \
 	-addext "subjectAltName=DNS:deathstar.example,DNS:*.rebels.example,DNS:exhaust.example" \
 	-keyout "$T/key.pem" -out "$T/cert.pem" 2>/dev/null || e2e_fail "openssl req failed"
-cat >"$T/nginx.conf" <<CONF
-user root root;
-pid $T/nginx.pid;
-error_log $T/nginx/error.log;
-worker_processes 1;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path $T/nginx/body;
-	proxy_temp_path $T/nginx/proxy;
-	fastcgi_temp_path $T/nginx/fastcgi;
-	uwsgi_temp_path $T/nginx/uwsgi;
-	scgi_temp_path $T/nginx/scgi;
+e2e_nginx "$ns" "$T/nginx" https://127.0.0.1:8443/dock <<CONF
 	server {
 		listen 127.0.0.1:8443 ssl;
 		ssl_certificate $T/cert.pem;
@@ -46,11 +34,7 @@ http {
 		root $T/www;
 	}
 	server { listen 127.0.0.1:8080; root $T/www; }
-}
 CONF
-e2e_bg ip netns exec "$ns" nginx -p "$T/nginx" -c "$T/nginx.conf" -g 'daemon off;'
-e2e_wait_for "ip netns exec $ns curl -skf -o /dev/null https://127.0.0.1:8443/dock" 10 ||
-	e2e_fail "nginx did not start: $(cat "$T/nginx/error.log" 2>/dev/null)"
 
 cat >"$T/policy" <<POL
 deny sni exhaust.example
