@@ -54,6 +54,9 @@ printf 'allow path /*\n' >"$T/policy"
 e2e_bg ip netns exec "$ns" "$FASTPATH" proxy run --listen 127.0.0.1:8000 --backend 127.0.0.1:8080 \
 	--policy "$T/policy" --control "$T/ctl.sock"
 e2e_wait_for "[[ -S $T/ctl.sock ]]" 10 || e2e_fail "the proxy did not start"
+# the backend listening before the first request (else a 502 under load)
+e2e_wait_for "ip netns exec $ns python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", 8080))'" 10 ||
+	e2e_fail "the backend did not start"
 
 ip netns exec "$ns" python3 - >"$T/out" 2>&1 <<'PY' || e2e_fail "the client failed: $(cat "$T/out")"
 import socket, time
