@@ -112,7 +112,7 @@ struct fp_lb_flow {
 	__u8  proto;
 	__u8  family;          /* 4 or 6 */
 	__u16 pad;
-} __attribute__((aligned(4))); /* hashed as ten words */
+} __attribute__((aligned(8))); /* hashed as five words (fp_lb_conn_hash) */
 FP_ABI_ASSERT(sizeof(struct fp_lb_flow) == 40);
 
 /*
@@ -175,6 +175,20 @@ static inline __u64 fp_lb_conn_hash(const struct fp_lb_flow *f)
 
 static inline __u32 fp_lb_conn_tag(__u64 h) { return (__u32)(h >> 32) | 1; }
 
+/*
+ * fp_lb_flow_hash - the flow hash that picks a Maglev slot and varies the
+ * outer source: bits 24..55 of fp_lb_conn_hash, so that a new flow hashes
+ * once. The same on every lb host for the same flow (no seed from the
+ * host), so hosts behind ECMP agree. Shared by both halves (the user
+ * half's `lb` tests and tools compute what a packet will get).
+ */
+static inline __u32 fp_lb_flow_hash_of(__u64 h) { return (__u32)(h >> 24); }
+
+static inline __u32 fp_lb_flow_hash(const struct fp_lb_flow *f)
+{
+	return fp_lb_flow_hash_of(fp_lb_conn_hash(f));
+}
+
 /* Odd multipliers: a change in any one field changes the mix. */
 static inline __u32 fp_lb_way_mix(__u32 tag, __u32 hash, __u32 backend)
 {
@@ -212,41 +226,5 @@ enum fp_lb_counter {
 	FP_LB_C_ERROR,            /* a helper failed (adjust_head, map): dropped */
 	FP_LB_C_MAX,
 };
-
-/*
- * fp_lb_flow_hash - the flow hash that picks a Maglev slot and varies the
- * outer source: the same on every lb host for the same flow (no seed from
- * the host), so hosts behind ECMP agree. Shared by both halves (the user
- * half's `lb` tests and tools compute what a packet will get).
- */
-static inline __u32 fp_lb_rol32(__u32 w, unsigned s) { return (w << s) | (w >> (32 - s)); }
-
-static inline __u32 fp_lb_flow_hash(const struct fp_lb_flow *f)
-{
-	const __u32 *w = (const __u32 *)f;
-	__u32 a = 0x9e3779b9u, b = 0x85ebca6bu, c = 0xc2b2ae35u;
-
-	/* ten words, mixed three at a time (a lookup3-style mix) */
-	for (int i = 0; i < 9; i += 3) {
-		a += w[i];
-		b += w[i + 1];
-		c += w[i + 2];
-		a -= c; a ^= fp_lb_rol32(c, 4);  c += b;
-		b -= a; b ^= fp_lb_rol32(a, 6);  a += c;
-		c -= b; c ^= fp_lb_rol32(b, 8);  b += a;
-		a -= c; a ^= fp_lb_rol32(c, 16); c += b;
-		b -= a; b ^= fp_lb_rol32(a, 19); a += c;
-		c -= b; c ^= fp_lb_rol32(b, 4);  b += a;
-	}
-	a += w[9];
-	c ^= b; c -= fp_lb_rol32(b, 14);
-	a ^= c; a -= fp_lb_rol32(c, 11);
-	b ^= a; b -= fp_lb_rol32(a, 25);
-	c ^= b; c -= fp_lb_rol32(b, 16);
-	a ^= c; a -= fp_lb_rol32(c, 4);
-	b ^= a; b -= fp_lb_rol32(a, 14);
-	c ^= b; c -= fp_lb_rol32(b, 24);
-	return c;
-}
 
 #endif

@@ -134,14 +134,12 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	struct fp_lb_stats *vs = lb_stats(&lb_vip_stats, s->vip_index);
 	struct fp_lb_bucket *b = NULL;
 	struct fp_lb_backend *be;
-	__u32 slot, *idx, way = FP_LB_WAYS, tag = 0, bi;
+	__u64 h = fp_lb_conn_hash(&s->flow);
+	__u32 slot, *idx, way = FP_LB_WAYS, tag = fp_lb_conn_tag(h), bi;
 	void *table;
-	__u64 h;
 
 	s->vs = vs;
 	if (s->meta && s->meta->conns >= FP_LB_WAYS) {
-		h = fp_lb_conn_hash(&s->flow);
-		tag = fp_lb_conn_tag(h);
 		bi = (__u32)h & (s->meta->conns / FP_LB_WAYS - 1);
 		b = bpf_map_lookup_elem(&lb_conns, &bi);
 	}
@@ -175,7 +173,7 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	}
 	if (vs)
 		vs->conn_misses++;
-	s->hash = fp_lb_flow_hash(&s->flow);
+	s->hash = fp_lb_flow_hash_of(h);
 	table = bpf_map_lookup_elem(&lb_tables, &s->vip_index);
 	if (!table || !s->vip.table_size)
 		return FP_LB_C_NO_BACKEND;
