@@ -44,7 +44,7 @@ trap 'rm -rf "$TMP"' EXIT
 log() { printf '[%s lb_ablate] %s\n' "$(date +%T)" "$*" >&2; }
 
 BPF=src/lb/lb.bpf.c FLOW=src/lb/lb_flow.h
-NOINSERT='s/\tbpf_map_update_elem\(&lb_conns, &s->flow, &fresh, BPF_ANY\);\n/\t(void)fresh;\n/'
+NOINSERT='s/\tif \(b\)\n\t\tlb_record\(b, way < FP_LB_WAYS \? way : lb_victim\(b\), tag, s, slot, be->gen\);\n/\t(void)tag;\n/'
 NOFIB='s/\tswitch \(lb_next_hop\(ctx, &fib, s, osrc, pkt->len \+ outer, pkt->l3\)\) \{/\t__builtin_memcpy(fib.dmac, l2.src, 6);\n\t__builtin_memcpy(fib.smac, l2.dst, 6);\n\tfib.ifindex = ctx->ingress_ifindex;\n\tswitch (BPF_FIB_LKUP_RET_SUCCESS) {/'
 NOENCAP='s/\t\trc = lb_encap\(ctx, pkt, s, &l2, fib.dmac, fib.smac, osrc\);\n/\t\trc = lb_put_l2(ctx, &l2, fib.dmac, fib.smac, LB_ETH_P_IP) < 0 ? FP_LB_C_ERROR : LB_GO;\n/'
 NOPICK='s/\t\treason = lb_pick_backend\(&s\);\n/\t\t{ s.be.family = 4; s.be_index = 0; s.hash = 0; asm volatile("" : "+r"(s.be_index)); s.vs = lb_stats(&lb_vip_stats, s.vip_index); s.bs = lb_stats(&lb_be_stats, s.be_index); }\n/'

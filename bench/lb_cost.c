@@ -149,7 +149,7 @@ int main(int argc, char **argv)
 	double fresh, again, warm, notvip1, harness;
 	double notvip, upto_fib, with_fib, r_notvip, r_est, r_notvip_new, r_new;
 	struct lb_restore_bpf *r;
-	uint64_t tx0, restores0, new0;
+	uint64_t tx0, restores0, new0, evicted;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "af:r:")) != -1) {
@@ -222,7 +222,11 @@ int main(int argc, char **argv)
 	st.new_flows -= 1 + flows;  /* and the restored new flows */
 	st.conn_hits -= repeat - 1;
 	st.conn_hits -= repeat;
-	if ((st.new_flows != flows || st.conn_hits != 2ull * flows ||
+	/* A flow whose bucket filled up (more than FP_LB_WAYS of the flows
+	 * hashed there) is a miss again: a new flow instead of a hit. A few
+	 * of those are the table's (lb_abi.h, lb_conns), and said below. */
+	evicted = st.conn_hits < 2ull * flows ? 2ull * flows - st.conn_hits : 0;
+	if ((st.new_flows != flows + evicted || evicted > flows / 500 ||
 	     lbf_counter(&f, FP_LB_C_FORWARD_TX) != 4ull * flows + repeat) && off_path("per frame"))
 		return fprintf(stderr, "lb_cost: not every frame took the path measured (new %llu, hits %llu, tx %llu)\n", (unsigned long long)st.new_flows, (unsigned long long)st.conn_hits, (unsigned long long)lbf_counter(&f, FP_LB_C_FORWARD_TX)), 1;
 	harness = notvip1 - notvip;
@@ -251,6 +255,8 @@ int main(int argc, char **argv)
 	printf("| one established flow over and over, less the harness | %.0f |\n", warm - harness);
 	printf("| new / established (%u flows each) | %.2fx |\n", flows,
 	       (fresh - harness) / (again - harness));
+	printf("| (established frames whose flow a full bucket had evicted: %llu of %u) | |\n",
+	       (unsigned long long)evicted, 2 * flows);
 	lbf_close(&f);
 	return 0;
 }

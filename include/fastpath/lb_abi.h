@@ -14,8 +14,9 @@
  *                table or the new one, never half of either.
  *   lb_backends  ARRAY[FP_LB_MAX_BACKENDS] struct fp_lb_backend: one entry
  *                per (VIP, backend) pair, so each pair has its own state
- *   lb_conns     LRU_HASH (BPF_F_NO_COMMON_LRU) struct fp_lb_flow ->
- *                struct fp_lb_conn: established flows keep their backend
+ *   lb_conns     ARRAY (BPF_F_MMAPABLE) of struct fp_lb_bucket, conns /
+ *                FP_LB_WAYS of them (a power of two), indexed by
+ *                fp_lb_conn_hash: established flows keep their backend
  *   lb_vip_stats PERCPU_ARRAY[FP_LB_MAX_VIPS] struct fp_lb_stats
  *   lb_be_stats  PERCPU_ARRAY[FP_LB_MAX_BACKENDS] struct fp_lb_stats
  *   lb_counters  PERCPU_ARRAY[FP_LB_C_MAX] __u64, enum fp_lb_counter
@@ -28,12 +29,13 @@
 
 #include <fastpath/abi.h>
 
-#define FP_LB_ABI 2
+#define FP_LB_ABI 3
 
 #define FP_LB_MAX_VIPS          512
 #define FP_LB_MAX_BACKENDS      16384  /* (VIP, backend) pairs on an interface */
 #define FP_LB_MAX_VIP_BACKENDS  4096   /* backends of one VIP (FP_MAGLEV_MAX_BACKENDS) */
-#define FP_LB_CONNS_DEFAULT     (1u << 20) /* lb_conns entries; `lb load --conns N` */
+#define FP_LB_CONNS_DEFAULT     (1u << 20) /* flows lb_conns holds; `lb load --conns N` */
+#define FP_LB_WAYS              4          /* flows a bucket of lb_conns holds */
 #define FP_LB_NO_BACKEND        0xffffffffu /* a table slot with no backend */
 
 /* fp_lb_meta.flags */
@@ -45,7 +47,7 @@ struct fp_lb_meta {
 	__u32 abi_version;     /* FP_LB_ABI of the loader (first, as in every meta) */
 	__u32 flags;           /* FP_LB_META_* */
 	__u64 loaded_ns;       /* CLOCK_REALTIME at load */
-	__u32 conns;           /* lb_conns max_entries */
+	__u32 conns;           /* flows lb_conns holds: FP_LB_WAYS x its buckets */
 	__u32 serial;          /* configuration changes so far (verdict.serial) */
 	/* Outer source addresses (Katran's trick: the source varies with the
 	 * flow, so a backend's RSS spreads flows over its queues). IPv4:
@@ -110,18 +112,88 @@ struct fp_lb_flow {
 	__u8  proto;
 	__u8  family;          /* 4 or 6 */
 	__u16 pad;
-} __attribute__((aligned(4))); /* hashed as ten words */
+} __attribute__((aligned(8))); /* hashed as five words (fp_lb_conn_hash) */
 FP_ABI_ASSERT(sizeof(struct fp_lb_flow) == 40);
 
-/* Written once, when the flow is recorded: a hit reads it and writes
- * nothing (no clock read, no dirtied line; the LRU keeps its own order). */
+/*
+ * The connection table, lb_conns: an array of buckets shared by all CPUs,
+ * set-associative. A flow's bucket and tag come from fp_lb_conn_hash (a
+ * few multiplies, no call: the lookup is an inlined array lookup and at
+ * most FP_LB_WAYS tag compares, no jhash, no bucket lock); a hit reads
+ * the way's metadata line and its key. A new flow takes its own way if
+ * its key is there (stale or a SYN), else the bucket's replacement
+ * candidate: an empty way, else the oldest by insertion that no packet
+ * hit since the pointer last passed it (second chance, CLOCK). Writers
+ * take no lock: `check` binds a way's tag, hash, backend and gen, so a
+ * way two CPUs wrote at once, or read half written, fails the gen
+ * compare and is a miss (re-picked and re-recorded), never a wrong
+ * backend. A hit writes nothing but `ref`, once after each pass.
+ */
+struct fp_lb_way {
+	__u32 tag;             /* fp_lb_conn_tag of the flow; 0: empty */
+	__u32 hash;            /* fp_lb_flow_hash of the flow: a hit need not hash it */
+	__u32 check;           /* gen ^ fp_lb_way_mix(tag, hash, backend) */
+	__u16 backend;         /* index into lb_backends (< FP_LB_MAX_BACKENDS) */
+	__u8  ref;             /* hit since the replacement pointer last passed */
+	__u8  pad;
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_way) == 16);
+
+struct fp_lb_bucket {
+	struct fp_lb_way  way[FP_LB_WAYS];  /* one cache line: all a miss reads */
+	struct fp_lb_flow flow[FP_LB_WAYS]; /* each way's key */
+	__u32 next;            /* the replacement pointer (mod FP_LB_WAYS) */
+	__u32 pad[7];
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_bucket) == 256);
+
+/* A way as the user half reads it (tests, tools): the decoded entry. */
 struct fp_lb_conn {
 	__u32 backend;         /* index into lb_backends */
 	__u32 gen;             /* the backend entry's gen when recorded */
-	__u32 hash;            /* fp_lb_flow_hash of the flow: a hit need not hash it */
+	__u32 hash;            /* fp_lb_flow_hash of the flow */
 	__u32 pad;
 };
 FP_ABI_ASSERT(sizeof(struct fp_lb_conn) == 16);
+
+/* The bucket index (low bits) and tag (high half) of a flow: five words
+ * multiplied and summed, then mixed. Not seeded: colliding flows evict
+ * each other in their bucket only, and an evicted flow whose backend set
+ * did not change gets the same backend again from Maglev. */
+static inline __u64 fp_lb_conn_hash(const struct fp_lb_flow *f)
+{
+	const __u64 *w = (const __u64 *)f;
+	__u64 h = w[0] * 0x9e3779b97f4a7c15ull + w[1] * 0xc2b2ae3d27d4eb4full +
+		  w[2] * 0x165667b19e3779f9ull + w[3] * 0x85ebca77c2b2ae63ull +
+		  w[4] * 0x27d4eb2f165667c5ull;
+
+	h ^= h >> 32;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	return h;
+}
+
+static inline __u32 fp_lb_conn_tag(__u64 h) { return (__u32)(h >> 32) | 1; }
+
+/*
+ * fp_lb_flow_hash - the flow hash that picks a Maglev slot and varies the
+ * outer source: bits 24..55 of fp_lb_conn_hash, so that a new flow hashes
+ * once. The same on every lb host for the same flow (no seed from the
+ * host), so hosts behind ECMP agree. Shared by both halves (the user
+ * half's `lb` tests and tools compute what a packet will get).
+ */
+static inline __u32 fp_lb_flow_hash_of(__u64 h) { return (__u32)(h >> 24); }
+
+static inline __u32 fp_lb_flow_hash(const struct fp_lb_flow *f)
+{
+	return fp_lb_flow_hash_of(fp_lb_conn_hash(f));
+}
+
+/* Odd multipliers: a change in any one field changes the mix. */
+static inline __u32 fp_lb_way_mix(__u32 tag, __u32 hash, __u32 backend)
+{
+	return tag * 0x9e3779b1u ^ hash * 0x85ebca6bu ^ backend * 0xc2b2ae35u;
+}
 
 /* Per VIP and per backend (per CPU; the user half sums). */
 struct fp_lb_stats {
@@ -154,41 +226,5 @@ enum fp_lb_counter {
 	FP_LB_C_ERROR,            /* a helper failed (adjust_head, map): dropped */
 	FP_LB_C_MAX,
 };
-
-/*
- * fp_lb_flow_hash - the flow hash that picks a Maglev slot and varies the
- * outer source: the same on every lb host for the same flow (no seed from
- * the host), so hosts behind ECMP agree. Shared by both halves (the user
- * half's `lb` tests and tools compute what a packet will get).
- */
-static inline __u32 fp_lb_rol32(__u32 w, unsigned s) { return (w << s) | (w >> (32 - s)); }
-
-static inline __u32 fp_lb_flow_hash(const struct fp_lb_flow *f)
-{
-	const __u32 *w = (const __u32 *)f;
-	__u32 a = 0x9e3779b9u, b = 0x85ebca6bu, c = 0xc2b2ae35u;
-
-	/* ten words, mixed three at a time (a lookup3-style mix) */
-	for (int i = 0; i < 9; i += 3) {
-		a += w[i];
-		b += w[i + 1];
-		c += w[i + 2];
-		a -= c; a ^= fp_lb_rol32(c, 4);  c += b;
-		b -= a; b ^= fp_lb_rol32(a, 6);  a += c;
-		c -= b; c ^= fp_lb_rol32(b, 8);  b += a;
-		a -= c; a ^= fp_lb_rol32(c, 16); c += b;
-		b -= a; b ^= fp_lb_rol32(a, 19); a += c;
-		c -= b; c ^= fp_lb_rol32(b, 4);  b += a;
-	}
-	a += w[9];
-	c ^= b; c -= fp_lb_rol32(b, 14);
-	a ^= c; a -= fp_lb_rol32(c, 11);
-	b ^= a; b -= fp_lb_rol32(a, 25);
-	c ^= b; c -= fp_lb_rol32(b, 16);
-	a ^= c; a -= fp_lb_rol32(c, 4);
-	b ^= a; b -= fp_lb_rol32(a, 14);
-	c ^= b; c -= fp_lb_rol32(b, 24);
-	return c;
-}
 
 #endif

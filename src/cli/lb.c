@@ -391,7 +391,7 @@ static int do_backend(struct cli *cli, int argc, char **argv)
 static const struct cli_verb lb_verbs[] = {
 	{ "load", "IFACE [--mode native|skb] [--conns N] [--src4 PREFIX/LEN] [--src6 PREFIX/LEN]",
 	  "load the lb stage into IFACE's pipeline (loaded first if absent); --conns sizes "
-	  "the connection table (default 1048576); --src4/--src6: the outer source ranges "
+	  "the connection table in flows (default 1048576, rounded up to a power of two); --src4/--src6: the outer source ranges "
 	  "whose host bits the flow hash fills (default 172.16.0.0/16, 100::/96)", do_load,
 	  "Examples:\n"
 	  "  fastpath lb load eth0\n"

@@ -94,14 +94,13 @@ static __always_inline __u32 lb_classify(struct xdp_md *ctx, const struct fp_pkt
 static __always_inline __u32 lb_forward(struct xdp_md *ctx, const struct fp_pkt *pkt,
 					struct lb_state *s)
 {
+	const struct fp_lb_meta *meta = s->meta;
 	struct bpf_fib_lookup fib;
-	struct fp_lb_meta *meta;
 	struct lb_l2 l2;
 	__u8 osrc[16] = {};
-	__u32 zero = 0, outer = s->be.family == 4 ? 20 : 40, rc;
+	__u32 outer = s->be.family == 4 ? 20 : 40, rc;
 
 	s->action = XDP_DROP;
-	meta = bpf_map_lookup_elem(&lb_meta, &zero);
 	if (!meta || (s->be.family != 4 && s->be.family != 6) ||
 	    (s->be.family == 4 && pkt->l3 == 6) /* no IPv6 in IPv4 */)
 		return FP_LB_C_ERROR;
@@ -153,14 +152,16 @@ int fp_lb(struct xdp_md *ctx)
 	struct fp_pkt *pkt = fp_pkt_get();
 	struct lb_state s = { .vip_index = FP_LB_NO_BACKEND, .be_index = FP_LB_NO_BACKEND,
 			      .action = XDP_DROP };
-	__u32 reason;
+	__u32 reason, zero = 0;
 	__u64 *count;
 
 	if (!pkt)
 		return XDP_ABORTED;
 	reason = lb_classify(ctx, pkt, &s);
-	if (reason == LB_GO)
+	if (reason == LB_GO) {
+		s.meta = bpf_map_lookup_elem(&lb_meta, &zero);
 		reason = lb_pick_backend(&s);
+	}
 	if (reason == LB_GO)
 		reason = lb_forward(ctx, pkt, &s);
 	else if (reason == FP_LB_C_NOT_VIP)

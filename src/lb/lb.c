@@ -67,6 +67,9 @@ static int make_meta(const struct fp_lb_load_opts *o, struct fp_lb_meta *m, char
 			 FP_LB_CONNS_MIN, FP_LB_CONNS_MAX);
 		return -ERANGE;
 	}
+	/* FP_LB_WAYS times a power of two of buckets: rounded up */
+	while (m->conns & (m->conns - 1))
+		m->conns = (m->conns | (m->conns - 1)) + 1;
 	ret = fp_lb_parse_prefix(o && o->src4 ? o->src4 : FP_LB_SRC4_DEFAULT, 4, a4,
 				 &m->src4_len, err, errlen);
 	if (!ret)
@@ -118,7 +121,7 @@ int fp_lb__load(const char *ifname, const struct fp_lb_load_opts *o, char *err, 
 		snprintf(err, errlen, "opening the lb object failed: %s", strerror(-ret));
 		goto out;
 	}
-	ret = bpf_map__set_max_entries(skel->maps.lb_conns, meta.conns);
+	ret = bpf_map__set_max_entries(skel->maps.lb_conns, meta.conns / FP_LB_WAYS);
 	if (!ret)
 		ret = fp_pipeline__reuse_maps(pl, skel->obj);
 	if (!ret)

@@ -58,7 +58,8 @@ const char *fp_lb_counter_name(unsigned c);
 struct fp_lb_load_opts {
 	const char *bpffs;     /* NULL: $FASTPATH_BPFFS or the default */
 	bool skb_mode;         /* a pipeline made by this load: generic XDP */
-	__u32 conns;           /* lb_conns entries (0: FP_LB_CONNS_DEFAULT) */
+	__u32 conns;           /* flows lb_conns holds, rounded up to a power of two
+				* (0: FP_LB_CONNS_DEFAULT) */
 	const char *src4;      /* "PREFIX/LEN" (NULL: FP_LB_SRC4_DEFAULT) */
 	const char *src6;      /* (NULL: FP_LB_SRC6_DEFAULT) */
 };

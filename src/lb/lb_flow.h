@@ -66,32 +66,99 @@ static __always_inline int lb_be_alive(const struct fp_lb_backend *be, __u32 vip
 	       be->vip_index == vip_index;
 }
 
+static __always_inline int lb_flow_eq(const struct fp_lb_flow *a, const struct fp_lb_flow *b)
+{
+	const lb_w64 *x = (const lb_w64 *)a, *y = (const lb_w64 *)b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) | (x[4] ^ y[4]));
+}
+
+/* The way a new flow takes when its key is not in the bucket: from the
+ * replacement pointer on, the first way no packet hit since the pointer
+ * last passed it (an empty way was never hit), clearing the ones passed;
+ * all hit: the pointer's own (now the oldest inserted). */
+static __always_inline __u32 lb_victim(struct fp_lb_bucket *b)
+{
+	__u32 n = b->next, w = n & (FP_LB_WAYS - 1);
+
+#pragma unroll
+	for (int i = 0; i < FP_LB_WAYS; i++) {
+		__u32 v = (n + i) & (FP_LB_WAYS - 1);
+
+		if (!b->way[v].ref) {
+			w = v;
+			break;
+		}
+		b->way[v].ref = 0;
+	}
+	b->next = w + 1;
+	return w;
+}
+
+/* Records the flow in way w of b (no lock: see fp_lb_way in lb_abi.h). */
+static __always_inline void lb_record(struct fp_lb_bucket *b, __u32 w, __u32 tag,
+				      const struct lb_state *s, __u32 backend, __u32 gen)
+{
+	struct fp_lb_way *way;
+	lb_w64 *to, *from = (lb_w64 *)&s->flow;
+
+	w &= FP_LB_WAYS - 1;
+	way = &b->way[w];
+	to = (lb_w64 *)&b->flow[w];
+	to[0] = from[0];
+	to[1] = from[1];
+	to[2] = from[2];
+	to[3] = from[3];
+	to[4] = from[4];
+	way->tag = tag;
+	way->hash = s->hash;
+	way->backend = backend;
+	way->ref = 0;
+	way->check = gen ^ fp_lb_way_mix(tag, s->hash, backend);
+}
+
 /*
  * The flow's backend, into s->be / s->be_index. An established flow keeps
  * its backend while that entry is alive and of the same gen (a drained
  * backend keeps its flows); otherwise the Maglev table picks one, which
  * must be alive and not draining, and the flow is recorded (not for an
- * ICMP error: it makes no flow). A SYN is a new connection and skips the
- * connection table (as Katran does): a client reusing the source port of
- * an old connection must not land on a drained backend, or on one the
- * weights no longer favour. Returns LB_GO or FP_LB_C_NO_BACKEND.
+ * ICMP error: it makes no flow). A SYN is a new connection and takes the
+ * table's choice even when its 5-tuple is recorded (as Katran does): a
+ * client reusing the source port of an old connection must not land on a
+ * drained backend, or on one the weights no longer favour. The connection
+ * table: lb_conns, its buckets and ways in lb_abi.h. Returns LB_GO or
+ * FP_LB_C_NO_BACKEND.
  */
 static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 {
 	struct fp_lb_stats *vs = lb_stats(&lb_vip_stats, s->vip_index);
+	struct fp_lb_bucket *b = NULL;
 	struct fp_lb_backend *be;
-	struct fp_lb_conn *conn, fresh;
-	__u32 slot, *idx;
+	__u64 h = fp_lb_conn_hash(&s->flow);
+	__u32 slot, *idx, way = FP_LB_WAYS, tag = fp_lb_conn_tag(h), bi;
 	void *table;
 
 	s->vs = vs;
-	conn = s->syn ? NULL : bpf_map_lookup_elem(&lb_conns, &s->flow);
-	if (conn) {
-		__u32 i = conn->backend;
+	if (s->meta && s->meta->conns >= FP_LB_WAYS) {
+		bi = (__u32)h & (s->meta->conns / FP_LB_WAYS - 1);
+		b = bpf_map_lookup_elem(&lb_conns, &bi);
+	}
+	if (b) {
+#pragma unroll
+		for (int i = 0; i < FP_LB_WAYS; i++)
+			if (b->way[i].tag == tag && lb_flow_eq(&b->flow[i], &s->flow)) {
+				way = i;
+				break;
+			}
+	}
+	if (b && way < FP_LB_WAYS && !s->syn) {
+		struct fp_lb_way *w = &b->way[way & (FP_LB_WAYS - 1)];
+		__u32 i = w->backend, hash = w->hash;
+		__u32 gen = w->check ^ fp_lb_way_mix(tag, hash, i);
 
 		be = bpf_map_lookup_elem(&lb_backends, &i);
-		if (be && lb_be_alive(be, s->vip_index) && be->gen == conn->gen) {
-			s->hash = conn->hash;
+		if (be && lb_be_alive(be, s->vip_index) && be->gen == gen) {
+			s->hash = hash;
 			s->be = *be;
 			s->be_index = i;
 			s->bs = lb_stats(&lb_be_stats, i);
@@ -99,12 +166,14 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 				vs->conn_hits++;
 			if (s->bs)
 				s->bs->conn_hits++;
+			if (!w->ref)
+				w->ref = 1;
 			return LB_GO;
 		}
 	}
 	if (vs)
 		vs->conn_misses++;
-	s->hash = fp_lb_flow_hash(&s->flow);
+	s->hash = fp_lb_flow_hash_of(h);
 	table = bpf_map_lookup_elem(&lb_tables, &s->vip_index);
 	if (!table || !s->vip.table_size)
 		return FP_LB_C_NO_BACKEND;
@@ -121,12 +190,9 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	s->bs = lb_stats(&lb_be_stats, slot);
 	if (s->icmp)
 		return LB_GO;
-	fresh.backend = slot;
-	fresh.gen = be->gen;
-	fresh.hash = s->hash;
-	fresh.pad = 0;
-	/* a full table evicts its least recently used flow: never a failure */
-	bpf_map_update_elem(&lb_conns, &s->flow, &fresh, BPF_ANY);
+	/* a full bucket replaces a flow (lb_victim): never a failure */
+	if (b)
+		lb_record(b, way < FP_LB_WAYS ? way : lb_victim(b), tag, s, slot, be->gen);
 	if (vs)
 		vs->new_flows++;
 	if (s->bs)

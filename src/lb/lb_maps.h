@@ -48,13 +48,15 @@ struct {
 	__type(value, struct fp_lb_backend);
 } lb_backends SEC(".maps");
 
-/* max_entries: fp_lb_meta.conns, set by the user half before load */
+/* max_entries: fp_lb_meta.conns / FP_LB_WAYS, set by the user half before
+ * load; mmapable so that its values start on a page (a bucket is four
+ * cache lines, its ways' metadata the first) */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FP_LB_CONNS_DEFAULT);
-	__uint(map_flags, BPF_F_NO_COMMON_LRU);
-	__type(key, struct fp_lb_flow);
-	__type(value, struct fp_lb_conn);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_LB_CONNS_DEFAULT / FP_LB_WAYS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct fp_lb_bucket);
 } lb_conns SEC(".maps");
 
 struct {

@@ -47,6 +47,7 @@ struct lb_state {
 	struct fp_lb_backend be;  /* valid when be_index != FP_LB_NO_BACKEND */
 	struct fp_lb_stats *vs;   /* the VIP's and the backend's stats on this CPU, */
 	struct fp_lb_stats *bs;   /* looked up once (NULL until found) */
+	struct fp_lb_meta *meta;  /* lb_meta's entry (NULL: none) */
 	__u32 vip_index;
 	__u32 be_index;
 	__u32 hash;               /* fp_lb_flow_hash(&flow) */

@@ -7,11 +7,13 @@
  *   is switched; a DOWN backend's flow moves; a DRAIN backend keeps its
  *   flow and gets no new one; an entry of another gen is a miss;
  * - a SYN takes the table's choice even over a recorded 5-tuple;
- * - a hit reads its entry and writes nothing;
+ * - a hit reads its entry and writes nothing (but its way's used bit);
+ * - a full bucket replaces its oldest unused way; a torn way is a miss;
  * - port-any and hash-src VIPs;
  * - an ICMP error about a VIP flow's reply reaches the flow's backend.
  * What the lb does not forward, and what it tells: lb_verdicts.c.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,6 +219,76 @@ static void test_hit_reads_the_entry_only(void **state)
 	assert_int_equal(out[14 + 15], c.hash & 0xff);
 }
 
+/* Five flows of one bucket (lb_conns has FP_LB_WAYS ways a bucket): the
+ * first four fill it in order; two of them are hit again; the fifth takes
+ * the oldest way no packet used since (second chance), not a used one. */
+static void test_full_bucket_replaces_unused_oldest(void **state)
+{
+	struct fp_lb_flow fl[5];
+	struct fp_lb_conn c;
+	uint16_t port[5];
+	uint32_t bi = 0;
+	int n = 0;
+
+	three_backends(0, 80);
+	for (uint16_t p = 24000; n < 5 && p < 64000; p++) {
+		struct fp_lb_flow x = lbf_flow(CLIENT4, VIP4, p, 80, 6, 0);
+
+		if (n && lbf_conn_bucket(&F, &x) != bi)
+			continue;
+		bi = lbf_conn_bucket(&F, &x);
+		fl[n] = x;
+		port[n++] = p;
+	}
+	assert_int_equal(n, 5);
+	for (int i = 0; i < 4; i++)
+		assert_true(sent_to(CLIENT4, port[i], 80, NULL) >= BA);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(lbf_conn(&F, &fl[i], &c), 0);
+	assert_true(sent_to(CLIENT4, port[0], 80, NULL) >= BA); /* hits: used */
+	assert_true(sent_to(CLIENT4, port[1], 80, NULL) >= BA);
+	assert_true(sent_to(CLIENT4, port[4], 80, NULL) >= BA);
+	assert_int_equal(lbf_conn(&F, &fl[2], &c), -ENOENT);    /* the unused oldest */
+	assert_int_equal(lbf_conn(&F, &fl[0], &c), 0);
+	assert_int_equal(lbf_conn(&F, &fl[1], &c), 0);
+	assert_int_equal(lbf_conn(&F, &fl[3], &c), 0);
+	assert_int_equal(lbf_conn(&F, &fl[4], &c), 0);
+}
+
+/* A way read half written (here: its backend changed, its check not) is a
+ * miss: the flow takes the table's choice again and is recorded anew, and
+ * never goes to the backend the torn way names. */
+static void test_torn_way_is_a_miss(void **state)
+{
+	uint16_t next = 24500, p = 0;
+	struct fp_lb_stats s0, s1;
+	struct fp_lb_bucket b;
+	struct fp_lb_flow fl;
+	struct fp_lb_conn c;
+	uint32_t bi;
+	int w;
+
+	three_backends(0, 80);
+	p = port_for(BA, &next);
+	fl = lbf_flow(CLIENT4, VIP4, p, 80, 6, 0);
+	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), BA);
+	bi = lbf_conn_bucket(&F, &fl);
+	assert_int_equal(lbf_bucket(&F, bi, &b), 0);
+	for (w = 0; w < FP_LB_WAYS && memcmp(&b.flow[w], &fl, sizeof(fl)); w++)
+		;
+	assert_true(w < FP_LB_WAYS);
+	b.way[w].backend = BB;
+	assert_int_equal(lbf_bucket_put(&F, bi, &b), 0);
+	s0 = lbf_vip_stats(&F, 2);
+	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), BA);
+	s1 = lbf_vip_stats(&F, 2);
+	assert_int_equal(s1.conn_misses, s0.conn_misses + 1);
+	assert_int_equal(s1.new_flows, s0.new_flows + 1);
+	assert_int_equal(lbf_conn(&F, &fl, &c), 0);
+	assert_int_equal(c.backend, BA);
+	assert_int_equal(c.gen, 1);
+}
+
 static void test_port_any_vip(void **state)
 {
 	int a, b;
@@ -319,6 +391,8 @@ int main(void)
 		cmocka_unit_test(test_syn_takes_the_table),
 		cmocka_unit_test(test_gen_mismatch_is_miss),
 		cmocka_unit_test(test_hit_reads_the_entry_only),
+		cmocka_unit_test(test_full_bucket_replaces_unused_oldest),
+		cmocka_unit_test(test_torn_way_is_a_miss),
 		cmocka_unit_test(test_port_any_vip),
 		cmocka_unit_test(test_hash_src_vip),
 		cmocka_unit_test(test_icmp_error_reaches_flow_backend),

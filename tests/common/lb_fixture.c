@@ -94,7 +94,9 @@ int lbf_open_sized(struct lb_fixture *f, unsigned conns)
 	f->lb = lb_bpf__open();
 	if (!f->entry || !f->lb)
 		return -1;
-	bpf_map__set_max_entries(f->lb->maps.lb_conns, conns);
+	while (conns & (conns - 1)) /* FP_LB_WAYS x a power of two, as `lb load` */
+		conns = (conns | (conns - 1)) + 1;
+	bpf_map__set_max_entries(f->lb->maps.lb_conns, conns / FP_LB_WAYS);
 	for (int i = 0; i < 3; i++) {
 		struct bpf_map *m = bpf_object__find_map_by_name(f->lb->obj, names[i]);
 		struct bpf_map *from = bpf_object__find_map_by_name(f->entry->obj, names[i]);
@@ -135,11 +137,11 @@ int lbf_reset(struct lb_fixture *f)
 {
 	struct fp_lb_meta m = { .abi_version = FP_LB_ABI,
 				.flags = FP_LB_META_SRC4 | FP_LB_META_SRC6,
-				.conns = bpf_map__max_entries(f->lb->maps.lb_conns),
+				.conns = bpf_map__max_entries(f->lb->maps.lb_conns) * FP_LB_WAYS,
 				.src4_len = 24, .src6_len = 112 };
 	struct fp_lb_backend none = { 0 };
+	static const struct fp_lb_bucket empty;
 	struct fp_lb_vip_key vk;
-	struct fp_lb_flow key;
 	__u32 zero = 0;
 	int fd;
 
@@ -159,8 +161,9 @@ int lbf_reset(struct lb_fixture *f)
 		if (bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_backends), &i, &none, 0))
 			return -errno;
 	fd = bpf_map__fd(f->lb->maps.lb_conns);
-	for (int n = 0; n < 4 * (int)m.conns && !bpf_map_get_next_key(fd, NULL, &key); n++)
-		bpf_map_delete_elem(fd, &key);
+	for (__u32 i = 0; i < m.conns / FP_LB_WAYS; i++)
+		if (bpf_map_update_elem(fd, &i, &empty, 0))
+			return -errno;
 	return 0;
 }
 
@@ -304,14 +307,63 @@ struct fp_lb_stats lbf_be_stats(struct lb_fixture *f, uint32_t index)
 	return stats_sum(bpf_map__fd(f->lb->maps.lb_be_stats), index);
 }
 
+uint32_t lbf_conn_bucket(struct lb_fixture *f, const struct fp_lb_flow *flow)
+{
+	return (uint32_t)fp_lb_conn_hash(flow) & (bpf_map__max_entries(f->lb->maps.lb_conns) - 1);
+}
+
+int lbf_bucket(struct lb_fixture *f, uint32_t bi, struct fp_lb_bucket *b)
+{
+	return bpf_map_lookup_elem(bpf_map__fd(f->lb->maps.lb_conns), &bi, b) ? -errno : 0;
+}
+
+int lbf_bucket_put(struct lb_fixture *f, uint32_t bi, const struct fp_lb_bucket *b)
+{
+	return bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_conns), &bi, b, 0) ? -errno : 0;
+}
+
+/* The bucket of a flow and its way holding it (-ENOENT: none). */
+static int conn_way(struct lb_fixture *f, const struct fp_lb_flow *flow, __u32 *bi,
+		    struct fp_lb_bucket *b)
+{
+	__u64 h = fp_lb_conn_hash(flow);
+
+	*bi = (__u32)h & (bpf_map__max_entries(f->lb->maps.lb_conns) - 1);
+	if (bpf_map_lookup_elem(bpf_map__fd(f->lb->maps.lb_conns), bi, b))
+		return -errno;
+	for (int w = 0; w < FP_LB_WAYS; w++)
+		if (b->way[w].tag == fp_lb_conn_tag(h) && !memcmp(&b->flow[w], flow, sizeof(*flow)))
+			return w;
+	return -ENOENT;
+}
+
 int lbf_conn(struct lb_fixture *f, const struct fp_lb_flow *flow, struct fp_lb_conn *c)
 {
-	return bpf_map_lookup_elem(bpf_map__fd(f->lb->maps.lb_conns), flow, c) ? -errno : 0;
+	struct fp_lb_bucket b;
+	__u32 bi;
+	int w = conn_way(f, flow, &bi, &b);
+
+	if (w < 0)
+		return w;
+	memset(c, 0, sizeof(*c));
+	c->backend = b.way[w].backend;
+	c->hash = b.way[w].hash;
+	c->gen = b.way[w].check ^ fp_lb_way_mix(b.way[w].tag, c->hash, c->backend);
+	return 0;
 }
 
 int lbf_conn_put(struct lb_fixture *f, const struct fp_lb_flow *flow, const struct fp_lb_conn *c)
 {
-	return bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_conns), flow, c, BPF_EXIST) ? -errno : 0;
+	struct fp_lb_bucket b;
+	__u32 bi;
+	int w = conn_way(f, flow, &bi, &b);
+
+	if (w < 0)
+		return w;
+	b.way[w].backend = c->backend;
+	b.way[w].hash = c->hash;
+	b.way[w].check = c->gen ^ fp_lb_way_mix(b.way[w].tag, c->hash, c->backend);
+	return bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_conns), &bi, &b, 0) ? -errno : 0;
 }
 
 struct fp_lb_flow lbf_flow(const char *src, const char *dst, uint16_t sport, uint16_t dport,

@@ -37,8 +37,8 @@ struct lb_fixture {
 
 /* Namespace, links, objects, slot 2. Root only; -EPERM otherwise. */
 int lbf_open(struct lb_fixture *f);
-/* The same with lb_conns of `conns` entries (per-CPU lists: a process on
- * one CPU gets conns / CPUs of them), LBF_CONNS by default. */
+/* The same with lb_conns holding `conns` flows (rounded up to a power of
+ * two, as `lb load --conns`), LBF_CONNS by default. */
 int lbf_open_sized(struct lb_fixture *f, unsigned conns);
 void lbf_close(struct lb_fixture *f);
 
@@ -73,6 +73,10 @@ struct fp_lb_stats lbf_be_stats(struct lb_fixture *f, uint32_t index);
  * overwrites an existing one. */
 int lbf_conn(struct lb_fixture *f, const struct fp_lb_flow *flow, struct fp_lb_conn *c);
 int lbf_conn_put(struct lb_fixture *f, const struct fp_lb_flow *flow, const struct fp_lb_conn *c);
+/* The lb_conns bucket a flow hashes to; a bucket read and written whole. */
+uint32_t lbf_conn_bucket(struct lb_fixture *f, const struct fp_lb_flow *flow);
+int lbf_bucket(struct lb_fixture *f, uint32_t bi, struct fp_lb_bucket *b);
+int lbf_bucket_put(struct lb_fixture *f, uint32_t bi, const struct fp_lb_bucket *b);
 
 /* The lb's flow key of a client packet (as fp_lb builds it). */
 struct fp_lb_flow lbf_flow(const char *src, const char *dst, uint16_t sport, uint16_t dport,
