@@ -25,6 +25,9 @@ int cli_opt_queue(const struct cli *cli, const char *arg, int all_value, int *qu
 /* CLOCK_MONOTONIC in seconds. */
 double cli_now_s(void);
 
+/* Milliseconds since t0 (CLOCK_MONOTONIC), for -v timings and the audit. */
+double cli_ms_since(const struct timespec *t0);
+
 /* Whole milliseconds from a to b (two CLOCK_MONOTONIC readings). */
 uint64_t cli_ms_between(const struct timespec *a, const struct timespec *b);
 

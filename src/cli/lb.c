@@ -13,18 +13,11 @@
 
 #include "cli/audit.h"
 #include "cli/cli.h"
+#include "cli/cli_num.h"
 #include "cli/lb_cli.h"
 #include "lb/lb.h"
 #include "lb/maglev.h"
 #include "pipeline/pipeline.h"
-
-static double ms_since(const struct timespec *a)
-{
-	struct timespec b;
-
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	return (b.tv_sec - a->tv_sec) * 1e3 + (b.tv_nsec - a->tv_nsec) / 1e6;
-}
 
 static void audit(const struct cli *cli, const char *verb, const char *ifname,
 		  const char *note, const char *error, double ms)
@@ -117,7 +110,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 		return cli_usage(cli, "expected IFACE");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__load(argv[optind], &o, err, sizeof(err));
-	ms = ms_since(&t0);
+	ms = cli_ms_since(&t0);
 	audit(cli, "load", argv[optind], ret ? NULL : "loaded", ret ? err : NULL, ms);
 	if (ret)
 		return lib_fail(cli, ret, err);
@@ -151,7 +144,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__unload(argv[1], cli->bpffs, &r, err, sizeof(err));
-	audit(cli, "unload", argv[1], ret ? NULL : "unloaded", ret ? err : NULL, ms_since(&t0));
+	audit(cli, "unload", argv[1], ret ? NULL : "unloaded", ret ? err : NULL, cli_ms_since(&t0));
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
 	cli_report_unload(argv[1], &r, true, ret > 0 ? err : NULL);
@@ -219,7 +212,7 @@ static int do_vip_add(struct cli *cli, int argc, char **argv)
 	fp_lb_vip_str(&k, vs, sizeof(vs));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__vip_add(lb, &k, flags | hash, size, &v, err, sizeof(err));
-	audit(cli, "vip add", argv[optind], ret ? NULL : vs, ret ? err : NULL, ms_since(&t0));
+	audit(cli, "vip add", argv[optind], ret ? NULL : vs, ret ? err : NULL, cli_ms_since(&t0));
 	if (!ret)
 		emit_vip(argv[optind], vs, &v);
 	fp_lb__close(lb);
@@ -243,7 +236,7 @@ static int do_vip_del(struct cli *cli, int argc, char **argv)
 	fp_lb_vip_str(&k, vs, sizeof(vs));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__vip_del(lb, &k, err, sizeof(err));
-	audit(cli, "vip del", argv[1], ret ? NULL : vs, ret ? err : NULL, ms_since(&t0));
+	audit(cli, "vip del", argv[1], ret ? NULL : vs, ret ? err : NULL, cli_ms_since(&t0));
 	fp_lb__close(lb);
 	if (ret)
 		return lib_fail(cli, ret, err);
@@ -322,7 +315,7 @@ static int backend_op(struct cli *cli, int argc, char **argv, enum fp_lb_be_op o
 		char v[32];
 
 		snprintf(v, sizeof(v), "backend %s", fp_lb_op_name(op));
-		audit(cli, v, argv[optind], ret ? NULL : note, ret ? err : NULL, ms_since(&t0));
+		audit(cli, v, argv[optind], ret ? NULL : note, ret ? err : NULL, cli_ms_since(&t0));
 	}
 	fp_lb__close(lb);
 	if (ret)

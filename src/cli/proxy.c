@@ -142,10 +142,9 @@ static int parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	uint64_t v;
 
-	if (!*s || *end || v < min || v > max)
+	if (cli_parse_u64(s, max, &v) || v < min)
 		return -1;
 	*out = (unsigned)v;
 	return 0;

@@ -64,14 +64,6 @@ char *cli_slurp(const char *path, size_t *len)
 	return buf;
 }
 
-double cli_ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 const char *cli_slurp_error(int err)
 {
 	static char msg[96];

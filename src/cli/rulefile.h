@@ -27,8 +27,8 @@ void cli_print_diags(const char *name, const struct fp_diags *d);
  * before reading), EISDIR for a directory.
  */
 char *cli_slurp(const char *path, size_t *len);
-/* Milliseconds since t0 (CLOCK_MONOTONIC), for -v timings. */
-double cli_ms_since(const struct timespec *t0);
+/* cli_ms_since, which the users of this header time with */
+#include "cli/cli_num.h"
 
 /* strerror(err), with EFBIG saying the limit. */
 const char *cli_slurp_error(int err);
