@@ -85,9 +85,11 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	echo "Command: \`build/bench/lb_cost -r $REPEAT\`. Behind fp_entry. The lb moves the frame's head: the"
 	echo "whole way (encapsulation, next hop, XDP_TX) is repeated through a prelude that puts the frame"
-	echo "back (tests/stage/lb_restore.bpf.c; its own cost taken off), for one established flow and for"
-	echo "a new flow in each of 50,000 runs; and one run per frame over 50,000 flows, caches cold after"
-	echo "each syscall, less the one-run harness (a frame not for a VIP timed both ways)."
+	echo "back (tests/stage/lb_restore.bpf.c; its own cost taken off), for one established flow, for"
+	echo "a new flow in each of 50,000 runs, and for the same 50,000 flows again, established (the"
+	echo "goal's pair: the same flows, each bucket as cold, in the product's default table of 1,048,576"
+	echo "flows); and one run per frame over 50,000 flows, caches cold after each syscall, less the"
+	echo "one-run harness (a frame not for a VIP timed both ways)."
 	echo
 	cat "$TMP/lbcost.md"
 	echo "<!-- lb-cost:end -->"
