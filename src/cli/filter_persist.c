@@ -10,18 +10,15 @@
  * default), replacing FILE atomically.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli/audit.h"
 #include "cli/cli.h"
+#include "cli/cli_file.h"
 #include "cli/filter_cli.h"
 #include "cli/rulefile.h"
 #include "rules/diff.h"
@@ -185,9 +182,17 @@ out:
 	return ret;
 }
 
-/* Writes the set as a rule file to fd: a header, the default, the rules. */
-static int write_set(FILE *out, const char *ifname, uint64_t gen, const struct fp_ruleset *set)
+/* What write_set writes. */
+struct saved_set {
+	const char *ifname;
+	uint64_t gen;
+	const struct fp_ruleset *set;
+};
+
+/* Writes the set as a rule file: a header, the default, the rules. */
+static int write_set(FILE *out, void *arg)
 {
+	const struct saved_set *w = arg;
 	char stamp[64], text[FP_RULE_TEXT];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -195,10 +200,10 @@ static int write_set(FILE *out, const char *ifname, uint64_t gen, const struct f
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	fprintf(out, "# fastpath rule set of %s, generation %llu, saved %s by `fastpath filter save`.\n"
 		     "# `fastpath filter apply %s FILE` applies exactly this set again.\n",
-		ifname, (unsigned long long)gen, stamp, ifname);
-	fprintf(out, "default %s\n", fp_action__name(set->default_action));
-	for (size_t i = 0; i < set->n; i++) {
-		fp_rule__format(&set->rules[i], text, sizeof(text));
+		w->ifname, (unsigned long long)w->gen, stamp, w->ifname);
+	fprintf(out, "default %s\n", fp_action__name(w->set->default_action));
+	for (size_t i = 0; i < w->set->n; i++) {
+		fp_rule__format(&w->set->rules[i], text, sizeof(text));
 		fprintf(out, "%s\n", text);
 	}
 	return fflush(out) || ferror(out) ? -EIO : 0;
@@ -210,11 +215,10 @@ int filter_do_save(struct cli *cli, int argc, char **argv)
 	struct fp_ruleset set = { 0 };
 	struct fp_flt_state st;
 	struct fp_filter *f = NULL;
+	struct saved_set w = { .ifname = argc > 1 ? argv[1] : NULL, .set = &set };
 	const char *path = argc > 2 ? argv[2] : "-";
-	char err[512], tmp[PATH_MAX];
-	uint64_t gen = 0;
-	FILE *out = NULL;
-	int ret = cli_nargs(cli, argc, argv, 1, 2), fd = -1;
+	char err[512];
+	int ret = cli_nargs(cli, argc, argv, 1, 2);
 
 	if (ret)
 		return ret;
@@ -227,50 +231,25 @@ int filter_do_save(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (!fp_filter__state(f, &st))
-		gen = st.serial;
+		w.gen = st.serial;
 	if (!strcmp(path, "-")) {
 		if (out_is_json()) {
 			ret = cli_usage(cli, "save writes a rule file, not JSON: give FILE, or drop -j");
 			goto out;
 		}
-		ret = write_set(stdout, argv[1], gen, &set) ? cli_fail(cli, "writing stdout failed")
-							   : CLI_OK;
+		ret = write_set(stdout, &w) ? cli_fail(cli, "writing stdout failed") : CLI_OK;
 		goto out;
 	}
-	/* beside FILE, then renamed over it: a crash leaves the old file */
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-		ret = cli_usage(cli, "file name too long: %s", path);
+	ret = cli_replace_file(cli, path, write_set, &w);
+	if (ret)
 		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(out = fdopen(fd, "w"))) {
-		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(tmp);
-		}
-		goto out;
-	}
-	if (fchmod(fd, 0644) || write_set(out, argv[1], gen, &set) || fsync(fd)) {
-		ret = cli_fail(cli, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
-		fclose(out);
-		unlink(tmp);
-		goto out;
-	}
-	fclose(out);
-	if (rename(tmp, path)) {
-		ret = cli_fail(cli, "cannot replace %s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 	out_obj_begin();
 	out_str("iface", argv[1]);
 	out_str("file", path);
 	out_u64("rules", set.n);
-	out_u64("generation", gen);
+	out_u64("generation", w.gen);
 	out_str("default", fp_action__name(set.default_action));
 	out_obj_end();
-	ret = CLI_OK;
 out:
 	fp_ruleset__free(&set);
 	fp_filter__close(f);

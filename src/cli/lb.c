@@ -19,7 +19,7 @@
 #include "lb/maglev.h"
 #include "pipeline/pipeline.h"
 
-static void audit(const struct cli *cli, const char *verb, const char *ifname,
+void lb_cli_audit(const struct cli *cli, const char *verb, const char *ifname,
 		  const char *note, const char *error, double ms)
 {
 	char v[32];
@@ -111,7 +111,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__load(argv[optind], &o, err, sizeof(err));
 	ms = cli_ms_since(&t0);
-	audit(cli, "load", argv[optind], ret ? NULL : "loaded", ret ? err : NULL, ms);
+	lb_cli_audit(cli, "load", argv[optind], ret ? NULL : "loaded", ret ? err : NULL, ms);
 	if (ret)
 		return lib_fail(cli, ret, err);
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))
@@ -144,7 +144,7 @@ static int do_unload(struct cli *cli, int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__unload(argv[1], cli->bpffs, &r, err, sizeof(err));
-	audit(cli, "unload", argv[1], ret ? NULL : "unloaded", ret ? err : NULL, cli_ms_since(&t0));
+	lb_cli_audit(cli, "unload", argv[1], ret ? NULL : "unloaded", ret ? err : NULL, cli_ms_since(&t0));
 	if (ret < 0)
 		return cli_fail(cli, "%s", err);
 	cli_report_unload(argv[1], &r, true, ret > 0 ? err : NULL);
@@ -212,7 +212,7 @@ static int do_vip_add(struct cli *cli, int argc, char **argv)
 	fp_lb_vip_str(&k, vs, sizeof(vs));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__vip_add(lb, &k, flags | hash, size, &v, err, sizeof(err));
-	audit(cli, "vip add", argv[optind], ret ? NULL : vs, ret ? err : NULL, cli_ms_since(&t0));
+	lb_cli_audit(cli, "vip add", argv[optind], ret ? NULL : vs, ret ? err : NULL, cli_ms_since(&t0));
 	if (!ret)
 		emit_vip(argv[optind], vs, &v);
 	fp_lb__close(lb);
@@ -236,7 +236,7 @@ static int do_vip_del(struct cli *cli, int argc, char **argv)
 	fp_lb_vip_str(&k, vs, sizeof(vs));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__vip_del(lb, &k, err, sizeof(err));
-	audit(cli, "vip del", argv[1], ret ? NULL : vs, ret ? err : NULL, cli_ms_since(&t0));
+	lb_cli_audit(cli, "vip del", argv[1], ret ? NULL : vs, ret ? err : NULL, cli_ms_since(&t0));
 	fp_lb__close(lb);
 	if (ret)
 		return lib_fail(cli, ret, err);
@@ -315,7 +315,7 @@ static int backend_op(struct cli *cli, int argc, char **argv, enum fp_lb_be_op o
 		char v[32];
 
 		snprintf(v, sizeof(v), "backend %s", fp_lb_op_name(op));
-		audit(cli, v, argv[optind], ret ? NULL : note, ret ? err : NULL, cli_ms_since(&t0));
+		lb_cli_audit(cli, v, argv[optind], ret ? NULL : note, ret ? err : NULL, cli_ms_since(&t0));
 	}
 	fp_lb__close(lb);
 	if (ret)
@@ -395,6 +395,21 @@ static const struct cli_verb lb_verbs[] = {
 	  do_vip, NULL },
 	{ "backend", "{ add | del | drain | down | up } IFACE VIP BACKEND_ADDR",
 	  "change a VIP's backends (`fastpath lb backend help`)", do_backend, NULL },
+	{ "apply", "IFACE FILE [--dry-run] [--load [--mode native|skb]]",
+	  "make the lb equal to a configuration FILE (`lb save` writes one; fastpath-lb(8), "
+	  "CONFIGURATION FILE): the whole file is checked first, then only what differs is "
+	  "edited, VIP by VIP; an edit that fails undoes the ones before it. --dry-run prints "
+	  "the edits and stops; --load loads the lb first (with the file's load line) when it "
+	  "is not loaded", lb_do_apply,
+	  "Examples:\n"
+	  "  fastpath lb apply --dry-run eth0 /etc/fastpath/lb-eth0.conf\n"
+	  "  fastpath lb apply --load eth0 /etc/fastpath/lb-eth0.conf\n"
+	  "  systemctl enable --now fastpath-lb@eth0" },
+	{ "save", "IFACE [FILE]",
+	  "write the lb's settings, VIPs and backends as a configuration file that `lb apply` "
+	  "makes the same lb from (to stdout without FILE; FILE is replaced whole or not at "
+	  "all); a backend the health checker took down is written as up", lb_do_save,
+	  "Example:\n  fastpath lb save eth0 /etc/fastpath/lb-eth0.conf" },
 	{ "list", "IFACE", "the settings, VIPs and backends (state, weight, table slots)",
 	  lb_do_list, "Example:\n  fastpath -j lb list eth0" },
 	{ "stats", "IFACE [--watch [SECONDS]] [--count N]",

@@ -291,3 +291,36 @@ int fp_lb_health_claim(const char *ifname, char *err, size_t errlen)
 	}
 	return fd;
 }
+
+bool fp_lb_health_took_down(struct fp_lb *lb, __u32 index, __u32 gen)
+{
+	char path[PATH_MAX];
+	struct fp_lb_health h;
+	int fd, got;
+
+	snprintf(path, sizeof(path), "%s/lb_health", lb->dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return false; /* no checker has run */
+	got = !bpf_map_lookup_elem(fd, &index, &h);
+	close(fd);
+	return got && h.gen == gen && h.by_health;
+}
+
+int fp_lb_health_disown(struct fp_lb *lb, __u32 index)
+{
+	char path[PATH_MAX];
+	struct fp_lb_health h;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/lb_health", lb->dir);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (!bpf_map_lookup_elem(fd, &index, &h) && h.by_health) {
+		h.by_health = 0;
+		ret = bpf_map_update_elem(fd, &index, &h, 0) ? -errno : 0;
+	}
+	close(fd);
+	return ret;
+}

@@ -72,4 +72,12 @@ int fp_lb_probe(int af, const __u8 addr[16], __u16 port, __u32 mark,
  * ends, however it ends. */
 int fp_lb_health_claim(const char *ifname, char *err, size_t errlen);
 
+/* Whether the checker took backend entry `index` (of generation gen) down
+ * itself, so that it may bring it up again (`lb save` writes such a
+ * backend as up: the operator's intent). */
+bool fp_lb_health_took_down(struct fp_lb *lb, __u32 index, __u32 gen);
+/* An operator's word on the entry (`lb apply`): its down or drain is the
+ * operator's from now on, never lifted by the checker. */
+int fp_lb_health_disown(struct fp_lb *lb, __u32 index);
+
 #endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* A file replaced whole or not at all (cli_file.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_file.h"
+
+int cli_replace_file(const struct cli *cli, const char *path, int (*write)(FILE *f, void *arg),
+		     void *arg)
+{
+	char tmp[PATH_MAX];
+	FILE *out;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return cli_usage(cli, "file name too long: %s", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return cli_fail(cli, "cannot write %s: %s", path, strerror(e));
+	}
+	errno = 0;
+	if (fchmod(fd, 0644) || write(out, arg) || fflush(out) || ferror(out) || fsync(fd)) {
+		int e = errno ? errno : EIO;
+
+		fclose(out);
+		unlink(tmp);
+		return cli_fail(cli, "cannot write %s: %s", path, strerror(e));
+	}
+	fclose(out);
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return cli_fail(cli, "cannot replace %s: %s", path, strerror(e));
+	}
+	return CLI_OK;
+}
