@@ -100,6 +100,10 @@ int fp_bridge__fdb_add(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
 int fp_bridge__fdb_del(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan, char *err,
 		       size_t errlen);
 
+/* The bridge's own host address (create --address) into mac: 1, or 0
+ * when it has none. */
+int fp_bridge__address(const struct fp_bridge *b, __u8 mac[6]);
+
 /* The bridges under root (names into names[max]); how many there are. */
 int fp_bridge__list(const char *root, char (*names)[16], int max);
 

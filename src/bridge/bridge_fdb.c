@@ -214,3 +214,22 @@ void fp_bridge__forget_port(const struct fp_bridge *b, __u32 ifindex)
 	}
 	free(keys);
 }
+
+int fp_bridge__address(const struct fp_bridge *b, __u8 mac[6])
+{
+	struct fp_br_key *keys = calloc(FP_BR_HOST_MAX, sizeof(*keys));
+	int n = keys ? map_keys(b->fd[BR_HOST], keys, sizeof(*keys), FP_BR_HOST_MAX) : -ENOMEM;
+	int found = 0;
+
+	for (int i = 0; i < n && !found; i++) {
+		__u32 owner;
+
+		/* the ports' own addresses are theirs; the bridge's has no port */
+		if (!bpf_map_lookup_elem(b->fd[BR_HOST], &keys[i], &owner) && owner == 0) {
+			memcpy(mac, keys[i].mac, 6);
+			found = 1;
+		}
+	}
+	free(keys);
+	return n < 0 ? n : found;
+}

@@ -379,6 +379,19 @@ static const struct cli_verb bridge_verbs[] = {
 	  "entries are removed as they are read), or add and delete static entries", do_fdb,
 	  "Examples: fastpath -j bridge fdb br0\n"
 	  "          fastpath bridge fdb add br0 02:00:00:00:00:0a eth1\n" },
+	{ "apply", "NAME FILE [--dry-run]",
+	  "make the bridge equal to a configuration FILE (`bridge save` writes one; "
+	  "fastpath-bridge(8), CONFIGURATION FILE), creating it if it is not there: the whole "
+	  "file is checked first, then only what differs is edited (a port whose options "
+	  "changed is taken out and added again); an edit that fails undoes the ones before "
+	  "it. --dry-run prints the edits and stops", bridge_do_apply,
+	  "Examples: fastpath bridge apply --dry-run br0 /etc/fastpath/bridge-br0.conf\n"
+	  "          systemctl enable --now fastpath-bridge@br0\n" },
+	{ "save", "NAME [FILE]",
+	  "write the bridge's settings, ports and static FDB entries as a configuration file "
+	  "that `bridge apply` makes the same bridge from (to stdout without FILE; FILE is "
+	  "replaced whole or not at all); learned entries are not configuration", bridge_do_save,
+	  "Example:  fastpath bridge save br0 /etc/fastpath/bridge-br0.conf\n" },
 	{ "show", "[NAME]", "a bridge's settings and ports; without NAME, the bridges", bridge_do_show,
 	  "Example:  fastpath bridge show br0\n" },
 	{ "stats", "NAME [--watch [S]]", "per port: frames in, forwarded, flooded, passed to "

@@ -14,6 +14,8 @@ int bridge_name_arg(const struct cli *cli, const char *name);
 int bridge_num_arg(const struct cli *cli, const char *opt, const char *s, unsigned long min,
 		   unsigned long max, unsigned long *v);
 void bridge_mac_str(const __u8 *m, char *buf, size_t len);
+int bridge_do_apply(struct cli *cli, int argc, char **argv);
+int bridge_do_save(struct cli *cli, int argc, char **argv);
 int bridge_do_show(struct cli *cli, int argc, char **argv);
 int bridge_do_stats(struct cli *cli, int argc, char **argv);
 

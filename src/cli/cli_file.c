@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* A file replaced whole or not at all (cli_file.h). */
+/* A file replaced whole or not at all, and the apply's test hook (cli_file.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -46,4 +46,14 @@ int cli_replace_file(const struct cli *cli, const char *path, int (*write)(FILE 
 		return cli_fail(cli, "cannot replace %s: %s", path, strerror(e));
 	}
 	return CLI_OK;
+}
+
+int cli_test_fail_edit(size_t n, char *err, size_t errlen)
+{
+	const char *e = getenv("FASTPATH_TEST_FAIL_EDIT");
+
+	if (!e || strtoull(e, NULL, 10) != n)
+		return 0;
+	snprintf(err, errlen, "FASTPATH_TEST_FAIL_EDIT=%zu made it fail", n);
+	return -EIO;
 }

@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A file written whole or not at all, for the commands that save state
- * (`filter save`, `lb save`): written beside PATH, synced, renamed over
- * it, so a crash or a full disk leaves the old file.
+ * What the commands that save and apply state share (`filter save`, `lb
+ * save|apply`, `bridge save|apply`): a file written whole or not at all
+ * (beside PATH, synced, renamed over it, so a crash or a full disk leaves
+ * the old file), and the tests' hook into an apply's undo.
  */
 #ifndef FP_CLI_FILE_H
 #define FP_CLI_FILE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct cli;
+
+/* FASTPATH_TEST_FAIL_EDIT=N: the Nth edit of an apply (`lb apply`,
+ * `bridge apply`) fails before it is made, as if the maps refused it, so
+ * that tests reach the undo (a real refusal needs a race or memory running
+ * out). -EIO with err set for edit n when so, else 0. */
+int cli_test_fail_edit(size_t n, char *err, size_t errlen);
 
 /* Calls write(f, arg) on a new file beside path, then replaces path with
  * it (mode 0644). CLI_OK, or the failure printed (the old file stays). */

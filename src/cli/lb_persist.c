@@ -340,19 +340,6 @@ static int load_for(const struct cli *cli, const char *ifname, const struct fp_l
 	return ret ? cli_fail(cli, "%s", err) : CLI_OK;
 }
 
-/* FASTPATH_TEST_FAIL_EDIT=N: the Nth edit of an apply fails as if the maps
- * refused it, before it is made, so that tests reach the undo (a real
- * refusal needs a race or memory running out). */
-static int fail_at(size_t n, char *err, size_t errlen)
-{
-	const char *e = getenv("FASTPATH_TEST_FAIL_EDIT");
-
-	if (!e || strtoull(e, NULL, 10) != n)
-		return 0;
-	snprintf(err, errlen, "FASTPATH_TEST_FAIL_EDIT=%zu made it fail", n);
-	return -EIO;
-}
-
 /* `apply IFACE FILE [--dry-run] [--load [--mode native|skb]]` */
 int lb_do_apply(struct cli *cli, int argc, char **argv)
 {
@@ -429,7 +416,7 @@ int lb_do_apply(struct cli *cli, int argc, char **argv)
 		goto out;
 	}
 	for (; !dry && done < p.n; done++)
-		if ((ret = fail_at(done + 1, err, sizeof(err))) ||
+		if ((ret = cli_test_fail_edit(done + 1, err, sizeof(err))) ||
 		    (ret = run_step(lb, &p.v[done], err, sizeof(err))))
 			break;
 	if (ret) {

@@ -4,7 +4,6 @@
  * limits included, with NAME:LINE:COL on the first error. No maps.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,138 +11,55 @@
 #include "lb/lb.h"
 #include "lb/lb_conf.h"
 #include "lb/maglev.h"
+#include "util/conf_line.h"
 
-#define MAX_WORDS 16
-#define MAX_WORD 128
-
-struct word {
-	char s[MAX_WORD];
-	unsigned col;
-};
-
-struct reader {
-	const char *name;
-	unsigned line;
-	char *err;
-	size_t errlen;
-};
-
-static int fail(const struct reader *r, unsigned col, const char *fmt, ...)
-{
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(r->err, r->errlen, "%s:%u:%u: %s", r->name, r->line, col, msg);
-	return -EINVAL;
-}
-
-/* Splits one line (without its newline) into words; '#' at a word's start
- * ends the line. Returns the word count or -EINVAL. */
-static int split(const struct reader *r, const char *s, size_t n, struct word *w)
-{
-	int nw = 0;
-
-	for (size_t i = 0; i < n;) {
-		size_t j;
-
-		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r') {
-			i++;
-			continue;
-		}
-		if (s[i] == '#')
-			break;
-		for (j = i; j < n && s[j] != ' ' && s[j] != '\t' && s[j] != '\r'; j++)
-			if (s[j] == '\0' || (unsigned char)s[j] < 0x20 || s[j] == 0x7f)
-				return fail(r, (unsigned)j + 1, "a control character (0x%02x)",
-					    (unsigned char)s[j]);
-		if (nw == MAX_WORDS)
-			return fail(r, (unsigned)i + 1, "more than %d words on a line", MAX_WORDS);
-		if (j - i >= MAX_WORD)
-			return fail(r, (unsigned)i + 1, "a word of %zu bytes (at most %d)", j - i,
-				    MAX_WORD - 1);
-		memcpy(w[nw].s, s + i, j - i);
-		w[nw].s[j - i] = 0;
-		w[nw].col = (unsigned)i + 1;
-		nw++;
-		i = j;
-	}
-	return nw;
-}
-
-/* A decimal number lo..hi, digits only. */
-static int number(const struct reader *r, const struct word *w, const char *opt,
-		  unsigned long long lo, unsigned long long hi, __u32 *v)
-{
-	unsigned long long x = 0;
-
-	for (const char *p = w->s; *p; p++) {
-		if (*p < '0' || *p > '9' || x > hi)
-			return fail(r, w->col, "%s '%s': give a number %llu..%llu", opt, w->s, lo,
-				    hi);
-		x = x * 10 + (unsigned)(*p - '0');
-	}
-	if (!w->s[0] || x < lo || x > hi)
-		return fail(r, w->col, "%s '%s': give a number %llu..%llu", opt, w->s, lo, hi);
-	*v = (__u32)x;
-	return 0;
-}
-
-/* The option at w[*i] has a value at w[*i + 1]. */
-static const struct word *value(const struct reader *r, const struct word *w, int nw, int *i)
-{
-	if (*i + 1 >= nw) {
-		fail(r, w[*i].col, "%s needs a value", w[*i].s);
-		return NULL;
-	}
-	return &w[++*i];
-}
-
-static int st_load(const struct reader *r, struct fp_lb_conf *c, const struct word *w, int nw)
+static int st_load(const struct fp_conf_reader *r, struct fp_lb_conf *c,
+		   const struct fp_conf_word *w, int nw)
 {
 	char e[300];
 	__u8 a[16], l;
 
 	if (c->has_load)
-		return fail(r, w[0].col, "a second load line (one sets the table and ranges)");
+		return fp_conf_fail(r, w[0].col, "a second load line (one sets the table and ranges)");
 	if (c->n_vips)
-		return fail(r, w[0].col, "load comes before the first vip");
+		return fp_conf_fail(r, w[0].col, "load comes before the first vip");
 	c->has_load = true;
 	for (int i = 1; i < nw; i++) {
-		const struct word *v;
+		const struct fp_conf_word *v;
 
 		if (!strcmp(w[i].s, "--conns")) {
-			if (!(v = value(r, w, nw, &i)) ||
-			    number(r, v, "--conns", FP_LB_CONNS_MIN, FP_LB_CONNS_MAX, &c->conns))
+			if (!(v = fp_conf_value(r, w, nw, &i)) ||
+			    fp_conf_number(r, v, "--conns", FP_LB_CONNS_MIN, FP_LB_CONNS_MAX,
+					   &c->conns))
 				return -EINVAL;
 		} else if (!strcmp(w[i].s, "--src4") || !strcmp(w[i].s, "--src6")) {
 			int af = w[i].s[5] - '0';
 			char *dst = af == 4 ? c->src4 : c->src6;
 			size_t cap = af == 4 ? sizeof(c->src4) : sizeof(c->src6);
 
-			if (!(v = value(r, w, nw, &i)))
+			if (!(v = fp_conf_value(r, w, nw, &i)))
 				return -EINVAL;
 			if (fp_lb_parse_prefix(v->s, af, a, &l, e, sizeof(e)) || strlen(v->s) >= cap)
-				return fail(r, v->col, "%s", e);
+				return fp_conf_fail(r, v->col, "%s", e);
 			strcpy(dst, v->s);
 		} else {
-			return fail(r, w[i].col, "load takes --conns, --src4 and --src6, not '%s'",
+			return fp_conf_fail(r, w[i].col, "load takes --conns, --src4 and --src6, not '%s'",
 				    w[i].s);
 		}
 	}
 	return 0;
 }
 
-static int vip_word(const struct reader *r, const struct word *w, struct fp_lb_vip_key *k)
+static int vip_word(const struct fp_conf_reader *r, const struct fp_conf_word *w,
+		    struct fp_lb_vip_key *k)
 {
 	char e[300];
 
-	return fp_lb_parse_vip(w->s, k, e, sizeof(e)) ? fail(r, w->col, "%s", e) : 0;
+	return fp_lb_parse_vip(w->s, k, e, sizeof(e)) ? fp_conf_fail(r, w->col, "%s", e) : 0;
 }
 
-static int st_vip(const struct reader *r, struct fp_lb_conf *c, const struct word *w, int nw)
+static int st_vip(const struct fp_conf_reader *r, struct fp_lb_conf *c,
+		  const struct fp_conf_word *w, int nw)
 {
 	struct fp_lb_conf_vip v = { .table_size = FP_MAGLEV_DEFAULT_SIZE, .line = r->line };
 	struct fp_lb_conf_vip *grown;
@@ -152,45 +68,46 @@ static int st_vip(const struct reader *r, struct fp_lb_conf *c, const struct wor
 	int dup;
 
 	if (nw < 2)
-		return fail(r, w[0].col + 3, "vip needs a VIP (e.g. 198.51.100.10:80/tcp)");
+		return fp_conf_fail(r, w[0].col + 3, "vip needs a VIP (e.g. 198.51.100.10:80/tcp)");
 	if (vip_word(r, &w[1], &v.key))
 		return -EINVAL;
 	for (int i = 2; i < nw; i++) {
-		const struct word *val;
+		const struct fp_conf_word *val;
 
 		if (!strcmp(w[i].s, "--port-any")) {
 			v.flags |= FP_LB_VIP_PORT_ANY;
 		} else if (!strcmp(w[i].s, "--hash")) {
-			if (!(val = value(r, w, nw, &i)))
+			if (!(val = fp_conf_value(r, w, nw, &i)))
 				return -EINVAL;
 			if (fp_lb_parse_hash(val->s, &h))
-				return fail(r, val->col, "--hash takes 5tuple or src, not '%s'",
+				return fp_conf_fail(r, val->col, "--hash takes 5tuple or src, not '%s'",
 					    val->s);
 			v.flags = (v.flags & ~(__u32)FP_LB_VIP_HASH_SRC) | h;
 		} else if (!strcmp(w[i].s, "--table-size")) {
-			if (!(val = value(r, w, nw, &i)) ||
-			    number(r, val, "--table-size", 5, FP_MAGLEV_MAX_SIZE, &v.table_size))
+			if (!(val = fp_conf_value(r, w, nw, &i)) ||
+			    fp_conf_number(r, val, "--table-size", 5, FP_MAGLEV_MAX_SIZE,
+					   &v.table_size))
 				return -EINVAL;
 			if (!fp_maglev_is_prime(v.table_size))
-				return fail(r, val->col, "--table-size %u is not a prime",
+				return fp_conf_fail(r, val->col, "--table-size %u is not a prime",
 					    v.table_size);
 		} else {
-			return fail(r, w[i].col, "vip takes --hash, --port-any and --table-size, "
+			return fp_conf_fail(r, w[i].col, "vip takes --hash, --port-any and --table-size, "
 				    "not '%s'", w[i].s);
 		}
 	}
 	fp_lb_vip_str(&v.key, vs, sizeof(vs));
 	if ((v.flags & FP_LB_VIP_PORT_ANY) && v.key.port)
-		return fail(r, w[1].col, "VIP %s: --port-any takes every port; write the VIP "
+		return fp_conf_fail(r, w[1].col, "VIP %s: --port-any takes every port; write the VIP "
 			    "without a port", vs);
 	if (!(v.flags & FP_LB_VIP_PORT_ANY) && !v.key.port)
-		return fail(r, w[1].col, "VIP %s: no port; give ADDR:PORT/PROTO, or --port-any",
+		return fp_conf_fail(r, w[1].col, "VIP %s: no port; give ADDR:PORT/PROTO, or --port-any",
 			    vs);
 	if ((dup = fp_lb_conf_find_vip(c, &v.key)) >= 0)
-		return fail(r, w[1].col, "VIP %s is declared on line %u already", vs,
+		return fp_conf_fail(r, w[1].col, "VIP %s is declared on line %u already", vs,
 			    c->vips[dup].line);
 	if (c->n_vips == FP_LB_MAX_VIPS)
-		return fail(r, w[0].col, "more than %u VIPs, the most an lb holds", FP_LB_MAX_VIPS);
+		return fp_conf_fail(r, w[0].col, "more than %u VIPs, the most an lb holds", FP_LB_MAX_VIPS);
 	grown = realloc(c->vips, (c->n_vips + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
@@ -199,7 +116,8 @@ static int st_vip(const struct reader *r, struct fp_lb_conf *c, const struct wor
 	return 0;
 }
 
-static int st_backend(const struct reader *r, struct fp_lb_conf *c, const struct word *w, int nw)
+static int st_backend(const struct fp_conf_reader *r, struct fp_lb_conf *c,
+		      const struct fp_conf_word *w, int nw)
 {
 	struct fp_lb_conf_be b = { .weight = 1, .state = FP_LB_CONF_UP, .line = r->line };
 	struct fp_lb_vip_key k;
@@ -209,29 +127,29 @@ static int st_backend(const struct reader *r, struct fp_lb_conf *c, const struct
 	int vi;
 
 	if (nw < 3)
-		return fail(r, w[0].col, "backend needs a VIP and an address (e.g. backend "
+		return fp_conf_fail(r, w[0].col, "backend needs a VIP and an address (e.g. backend "
 			    "198.51.100.10:80/tcp 10.0.0.2)");
 	if (vip_word(r, &w[1], &k))
 		return -EINVAL;
 	fp_lb_vip_str(&k, vs, sizeof(vs));
 	vi = fp_lb_conf_find_vip(c, &k);
 	if (vi < 0)
-		return fail(r, w[1].col, "VIP %s has no vip line above", vs);
+		return fp_conf_fail(r, w[1].col, "VIP %s has no vip line above", vs);
 	v = &c->vips[vi];
 	if (fp_lb_parse_addr(w[2].s, b.addr, &b.af, e, sizeof(e)))
-		return fail(r, w[2].col, "%s", e);
+		return fp_conf_fail(r, w[2].col, "%s", e);
 	if (k.family == 6 && b.af == 4)
-		return fail(r, w[2].col, "backend %s of the IPv6 VIP %s: an IPv6 VIP needs IPv6 "
+		return fp_conf_fail(r, w[2].col, "backend %s of the IPv6 VIP %s: an IPv6 VIP needs IPv6 "
 			    "backends", w[2].s, vs);
 	for (int i = 3; i < nw; i++) {
-		const struct word *val;
+		const struct fp_conf_word *val;
 
 		if (!strcmp(w[i].s, "--weight")) {
-			if (!(val = value(r, w, nw, &i)) ||
-			    number(r, val, "--weight", 1, FP_MAGLEV_MAX_WEIGHT, &b.weight))
+			if (!(val = fp_conf_value(r, w, nw, &i)) ||
+			    fp_conf_number(r, val, "--weight", 1, FP_MAGLEV_MAX_WEIGHT, &b.weight))
 				return -EINVAL;
 		} else if (!strcmp(w[i].s, "--state")) {
-			if (!(val = value(r, w, nw, &i)))
+			if (!(val = fp_conf_value(r, w, nw, &i)))
 				return -EINVAL;
 			if (!strcmp(val->s, "up"))
 				b.state = FP_LB_CONF_UP;
@@ -240,25 +158,25 @@ static int st_backend(const struct reader *r, struct fp_lb_conf *c, const struct
 			else if (!strcmp(val->s, "down"))
 				b.state = FP_LB_CONF_DOWN;
 			else
-				return fail(r, val->col, "--state takes up, drain or down, not '%s'",
+				return fp_conf_fail(r, val->col, "--state takes up, drain or down, not '%s'",
 					    val->s);
 		} else {
-			return fail(r, w[i].col, "backend takes --weight and --state, not '%s'",
+			return fp_conf_fail(r, w[i].col, "backend takes --weight and --state, not '%s'",
 				    w[i].s);
 		}
 	}
 	for (size_t j = 0; j < c->n_bes; j++)
 		if (c->bes[j].vip == (__u32)vi && c->bes[j].af == b.af &&
 		    !memcmp(c->bes[j].addr, b.addr, 16))
-			return fail(r, w[2].col, "backend %s of VIP %s is declared on line %u "
+			return fp_conf_fail(r, w[2].col, "backend %s of VIP %s is declared on line %u "
 				    "already", w[2].s, vs, c->bes[j].line);
 	if (v->n_backends == FP_LB_MAX_VIP_BACKENDS ||
 	    (v->n_backends + 1) * FP_MAGLEV_MIN_SLOTS_PER_BACKEND > v->table_size)
-		return fail(r, w[0].col, "VIP %s: more backends than its table of %u slots holds "
+		return fp_conf_fail(r, w[0].col, "VIP %s: more backends than its table of %u slots holds "
 			    "(%u; at most %u a VIP)", vs, v->table_size,
 			    v->table_size / FP_MAGLEV_MIN_SLOTS_PER_BACKEND, FP_LB_MAX_VIP_BACKENDS);
 	if (c->n_bes == FP_LB_MAX_BACKENDS)
-		return fail(r, w[0].col, "more than %u (VIP, backend) pairs, the most an lb holds",
+		return fp_conf_fail(r, w[0].col, "more than %u (VIP, backend) pairs, the most an lb holds",
 			    FP_LB_MAX_BACKENDS);
 	grown = realloc(c->bes, (c->n_bes + 1) * sizeof(*grown));
 	if (!grown)
@@ -273,31 +191,24 @@ static int st_backend(const struct reader *r, struct fp_lb_conf *c, const struct
 int fp_lb_conf_parse(const char *text, size_t len, const char *name, struct fp_lb_conf *c,
 		     char *err, size_t errlen)
 {
-	struct reader r = { .name = name, .err = err, .errlen = errlen };
-	struct word w[MAX_WORDS];
-	int ret = 0;
+	struct fp_conf_reader r;
+	struct fp_conf_word w[FP_CONF_WORDS];
+	int nw, ret = 0;
 
 	memset(c, 0, sizeof(*c));
-	for (size_t at = 0; at < len && !ret;) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		int nw;
-
-		r.line++;
-		nw = split(&r, text + at, n, w);
-		at += n + 1;
-		if (nw <= 0) {
+	fp_conf_open(&r, name, text, len, err, errlen);
+	while (!ret && (nw = fp_conf_next(&r, w)) != 0) {
+		if (nw < 0)
 			ret = nw;
-			continue;
-		}
-		if (!strcmp(w[0].s, "load"))
+		else if (!strcmp(w[0].s, "load"))
 			ret = st_load(&r, c, w, nw);
 		else if (!strcmp(w[0].s, "vip"))
 			ret = st_vip(&r, c, w, nw);
 		else if (!strcmp(w[0].s, "backend"))
 			ret = st_backend(&r, c, w, nw);
 		else
-			ret = fail(&r, w[0].col, "'%s': a line is load, vip or backend", w[0].s);
+			ret = fp_conf_fail(&r, w[0].col, "'%s': a line is load, vip or backend",
+					   w[0].s);
 	}
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "%s: out of memory", name);

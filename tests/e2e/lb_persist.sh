@@ -21,30 +21,11 @@ a=$(e2e_name a); b=$(e2e_name b); va=$(e2e_name va); vb=$(e2e_name vb)
 e2e_netns_add "$a"; e2e_netns_add "$b"
 e2e_veth "$a" "$va" "$b" "$vb" 10.77.0.1 10.77.0.2
 for x in 11 12 13 14; do ip -n "$b" addr add 10.77.0.$x/24 dev "$vb"; done
-T=$E2E_TMP out=$E2E_TMP/out err=$E2E_TMP/err pins=$FASTPATH_BPFFS/$va
+T=$E2E_TMP out=$E2E_OUT err=$E2E_ERR pins=$FASTPATH_BPFFS/$va
 V=198.51.100.10:8080/tcp V6='[2001:db8::10]:443/tcp' VA=198.51.100.11/udp
-fails=0
-expect() {
-	local want=$1 rc=0; shift
-	ip netns exec "$a" "$FASTPATH" "$@" >"$out" 2>"$err" </dev/null || rc=$?
-	if (( rc != want )); then
-		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
-		sed 's/^/    out| /' "$out" >&2; sed 's/^/    err| /' "$err" >&2
-		fails=$((fails + 1))
-		return 1
-	fi
-}
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
-pyok() {
-	python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))
-v=eval("(" + sys.argv[2] + "\n)")
-if not v: print("    false:", sys.argv[2], file=sys.stderr)
-sys.exit(0 if v else 1)' "${2:-$out}" "$1"
-}
+expect() { e2e_expect "$a" "$@"; }
+check() { e2e_check "$@"; }
+pyok() { e2e_pyok "$@"; }
 # the lb as list -j shows it, less what an edit may renumber (indexes, gens,
 # table ids, slots), sorted: two lbs equal by configuration compare equal
 shape() {
@@ -192,5 +173,4 @@ check "ExecReload: the edited file applied" test "$(state 10.77.0.15)" = up
 # shellcheck disable=SC2046
 ip netns exec "$a" $(unitcmd ExecStop) >/dev/null || e2e_fail "ExecStop failed"
 check "ExecStop: unloaded, no pin left" test ! -e "$pins"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

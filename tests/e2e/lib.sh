@@ -214,6 +214,40 @@ e2e_kill() {
 	wait "$pid" 2>/dev/null || true
 }
 
+# Checks that count instead of stopping the test, so one run reports every
+# failure: e2e_check DESCRIPTION CMD... (ok or NOT OK, counted in
+# E2E_FAILS); e2e_expect NS CODE ARGS... runs `fastpath ARGS` in namespace
+# NS, its stdout in $E2E_OUT and stderr in $E2E_ERR, and counts an exit
+# other than CODE (printing both); e2e_pyok EXPR [FILE] is true when the
+# Python expression over d, FILE's JSON ($E2E_OUT), is; e2e_done passes the
+# test, or fails it with the count.
+E2E_FAILS=0
+e2e_check() {
+	local what=$1; shift
+	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; E2E_FAILS=$((E2E_FAILS + 1)); fi
+}
+e2e_expect() {
+	local ns=$1 want=$2 rc=0; shift 2
+	ip netns exec "$ns" "$FASTPATH" "$@" >"$E2E_OUT" 2>"$E2E_ERR" </dev/null || rc=$?
+	if (( rc != want )); then
+		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
+		sed 's/^/    out| /' "$E2E_OUT" >&2; sed 's/^/    err| /' "$E2E_ERR" >&2
+		E2E_FAILS=$((E2E_FAILS + 1))
+		return 1
+	fi
+}
+e2e_pyok() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+v=eval("(" + sys.argv[2] + "\n)")
+if not v: print("    false:", sys.argv[2], file=sys.stderr)
+sys.exit(0 if v else 1)' "${2:-$E2E_OUT}" "$1"
+}
+e2e_done() {
+	(( E2E_FAILS == 0 )) || e2e_fail "$E2E_FAILS checks failed"
+	e2e_pass
+}
+
 # e2e_defer CMD...: runs CMD at cleanup (last registered runs first).
 e2e_defer() {
 	local q
@@ -269,6 +303,7 @@ trap e2e_cleanup EXIT
 trap 'e2e_log "interrupted"; exit 130' INT TERM
 
 E2E_TMP=$(mktemp -d "/tmp/fp-e2e-$E2E_TEST.XXXXXX") || e2e_fail "cannot make a temp dir"
+E2E_OUT=$E2E_TMP/out E2E_ERR=$E2E_TMP/err
 mkdir -p "$E2E_TMP/bpffs"
 mount -t bpf bpf "$E2E_TMP/bpffs" || e2e_fail "cannot mount a bpffs at $E2E_TMP/bpffs"
 chmod 0700 "$E2E_TMP/bpffs"

@@ -1,4 +1,4 @@
-// fuzz-sources: src/lb/lb_conf.c src/lb/lb_config.c src/lb/maglev.c
+// fuzz-sources: src/lb/lb_conf.c src/lb/lb_config.c src/lb/maglev.c src/util/conf_line.c
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * lb configuration file fuzz target: the parser never reads past its
