@@ -71,20 +71,19 @@ want=$(( 2 * ${#other[@]} ))
 e2e_wait_for "[[ \$(grep -c '^v[46] ' '$log') -ge $want ]]" 10 || true
 sleep 0.5 # anything dropped wrongly would have arrived by now
 
-fails=0
 drops4=$(e2e_ns "$recv" iptables -vnxL INPUT | awk '$3 == "DROP" { print $1 }')
 drops6=$(e2e_ns "$recv" ip6tables -vnxL INPUT | awk '$3 == "DROP" { print $1 }')
 got=$(grep -c '^v[46] ' "$log" || true)
 e2e_log "dropped v4 $drops4, v6 $drops6; received $got of $want non-matching queries"
-[[ $drops4 == "${#match[@]}" ]] || { e2e_log "v4 drops $drops4, expected ${#match[@]}"; fails=$((fails + 1)); }
-[[ $drops6 == "${#match[@]}" ]] || { e2e_log "v6 drops $drops6, expected ${#match[@]}"; fails=$((fails + 1)); }
+[[ $drops4 == "${#match[@]}" ]] || { e2e_log "v4 drops $drops4, expected ${#match[@]}"; E2E_FAILS=$((E2E_FAILS + 1)); }
+[[ $drops6 == "${#match[@]}" ]] || { e2e_log "v6 drops $drops6, expected ${#match[@]}"; E2E_FAILS=$((E2E_FAILS + 1)); }
 for fam in v4 v6; do
 	for n in "${other[@]}"; do
-		grep -qx "$fam $n" "$log" || { e2e_log "$fam $n did not reach the listener"; fails=$((fails + 1)); }
+		grep -qx "$fam $n" "$log" || { e2e_log "$fam $n did not reach the listener"; E2E_FAILS=$((E2E_FAILS + 1)); }
 	done
 	for n in "${match[@]}"; do
-		! grep -qx "$fam $n" "$log" || { e2e_log "$fam $n was not dropped"; fails=$((fails + 1)); }
+		! grep -qx "$fam $n" "$log" || { e2e_log "$fam $n was not dropped"; E2E_FAILS=$((E2E_FAILS + 1)); }
 	done
 done
-(( fails == 0 )) || e2e_fail "$fails checks failed"
+(( E2E_FAILS == 0 )) || e2e_fail "$E2E_FAILS checks failed"
 e2e_pass "matching queries dropped, the others received (v4 and v6)"

@@ -40,11 +40,7 @@ for i in 1 2 3 4; do
 	fp bridge add "$BR" "${P[i]}" >/dev/null || e2e_fail "bridge add ${P[i]} failed"
 done
 
-fails=0
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 
 # ---- refusals: twice, two bridges ------------------------------------------
 BR2=$(e2e_name b2)
@@ -217,5 +213,4 @@ fp bridge destroy "$BR" >/dev/null || e2e_fail "bridge destroy failed"
 left=$(find "$FASTPATH_BPFFS" -mindepth 1 ! -name '*.debug' | head -5) # (*.debug: the bpffs' own)
 check "no pin left after destroy (${left:-none})" test -z "$left"
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

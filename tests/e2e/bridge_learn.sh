@@ -35,11 +35,7 @@ fp bridge add "$BR" "${P[1]}" --learn-limit 40 >/dev/null || e2e_fail "bridge ad
 fp bridge add "$BR" "${P[2]}" >/dev/null || e2e_fail "bridge add failed"
 fp bridge add "$BR" "${P[3]}" >/dev/null || e2e_fail "bridge add failed"
 
-fails=0
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 show_port() { fp -j bridge show "$BR" | jq --arg p "$1" ".ports[] | select(.port == \$p) | .$2"; }
 stat_port() { fp -j bridge stats "$BR" | jq --arg p "$1" ".[] | select(.port == \$p) | .$2"; }
 fdb_port() { # fdb_port MAC: the port the FDB has it on ("" if none)
@@ -110,5 +106,4 @@ check "then a new source from h1 is learned" test "$(fdb_port 02:f2:00:00:00:01)
 check "... and counted (40)" test "$(show_port "${P[1]}" learned)" = 40
 
 fp bridge destroy "$BR" >/dev/null || e2e_fail "bridge destroy failed"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -34,11 +34,7 @@ done
 fp bridge add "$BR" "${P[1]}" --flood-limit 200 >/dev/null || e2e_fail "bridge add --flood-limit failed"
 fp bridge add "$BR" "${P[2]}" >/dev/null || e2e_fail "bridge add failed"
 
-fails=0
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 check "show: the port's flood limit" test "$(fp -j bridge show "$BR" | jq --arg p "${P[1]}" \
 	'.ports[] | select(.port == $p) | .flood_limit')" = 200
 check "ping h1 -> h2 before the storm" e2e_ns "${H[1]}" ping -c 1 -W 2 -q 10.221.0.2
@@ -90,5 +86,4 @@ check "tcpdump on h2 saw every flooded storm frame ($got = $sflood)" test "$got"
 check "unicast still crosses after the storm" e2e_ns "${H[2]}" ping -c 2 -i 0.2 -W 2 -q 10.221.0.1
 
 fp bridge destroy "$BR" >/dev/null || e2e_fail "bridge destroy failed"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -38,11 +38,7 @@ e2e_ns "${H[1]}" ip addr add 10.10.0.1/24 dev "${E[1]}"
 e2e_ns "${H[2]}" ip addr add 10.10.0.2/24 dev "${E[2]}"
 e2e_ns "${H[3]}" ip addr add 10.10.0.3/24 dev "${E[3]}"
 
-fails=0
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 reach() { e2e_ns "${H[$1]}" ping -c 2 -i 0.2 -W 2 -q "$2" >/dev/null 2>&1; }
 no_reach() { ! e2e_ns "${H[$1]}" ping -c 2 -i 0.2 -W 1 -q "$2" >/dev/null 2>&1; }
 
@@ -151,5 +147,4 @@ check "stats: frames kept out of the other VLAN were counted" \
 	test "$(jq '[.[].drop_vlan_out] | add' "$T/st.json")" -ge 1
 
 fp bridge destroy "$BR" >/dev/null || e2e_fail "bridge destroy failed"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

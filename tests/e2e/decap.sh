@@ -34,11 +34,7 @@ ip -n "$be" -6 route add default via "$LB6"
 ip netns exec "$be" sysctl -qw net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.all.arp_announce=2
 BMAC=$(e2e_mac "$be" "$vb") LMAC=$(e2e_mac "$lb" "$vl")
 T=$E2E_TMP
-fails=0
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 
 # a server on the VIP's port 80: the SYN must get the stack's SYN-ACK
 e2e_bg ip netns exec "$be" "$PY" -c "
@@ -89,7 +85,7 @@ expect() {
 	if (( rc != want )); then
 		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
 		sed 's/^/    out| /' "$T/out" >&2; sed 's/^/    err| /' "$T/err" >&2
-		fails=$((fails + 1))
+		E2E_FAILS=$((E2E_FAILS + 1))
 		return 1
 	fi
 }
@@ -172,5 +168,4 @@ replies "$T/off.pcap" | grep -v "> $CLIENT4\.40000:" >"$T/off.txt" || true
 sed 's/^/    | /' "$T/off.txt" >&2
 check "after unload nothing is answered from the VIP" [ ! -s "$T/off.txt" ]
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

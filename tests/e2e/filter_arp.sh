@@ -18,11 +18,7 @@ AIP=10.212.0.1 BIP=10.212.0.2
 e2e_netns_add "$a"; e2e_netns_add "$b"
 e2e_veth "$a" "$va" "$b" "$vb" "$AIP" "$BIP"
 T=$E2E_TMP
-fails=0
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 fp() { ip netns exec "$b" "$FASTPATH" "$@"; }
 # stat_of FILE KEY: a rule's packets (KEY an id) or a stage decision's
 stat_of() {
@@ -65,5 +61,4 @@ fp filter apply "$vb" "$T/arp.rules" >/dev/null || e2e_fail "filter apply failed
 flush_neigh
 check "pass ether arp again: ping works again" ping_b
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -19,7 +19,6 @@ e2e_netns_add "$a"; e2e_netns_add "$b"
 e2e_veth "$a" "$va" "$b" "$vb" 10.211.0.1 10.211.0.2
 AMAC=$(e2e_mac "$a" "$va")
 T=$E2E_TMP out=$E2E_TMP/out err=$E2E_TMP/err
-fails=0
 
 # expect CODE ARGS...: fastpath ARGS in namespace a; stdout in $out, stderr in $err.
 expect() {
@@ -28,14 +27,11 @@ expect() {
 	if (( rc != want )); then
 		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
 		sed 's/^/    out| /' "$out" >&2; sed 's/^/    err| /' "$err" >&2
-		fails=$((fails + 1))
+		E2E_FAILS=$((E2E_FAILS + 1))
 		return 1
 	fi
 }
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 # pyeval EXPR [FILE]: prints EXPR over the JSON document d of FILE (default $out).
 pyeval() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "${2:-$out}" "$1"; }
 # list_rules: the live rules as "ID|RULE" lines (no counters), from list -j.
@@ -302,5 +298,4 @@ check "our pins are gone" test ! -e "$FASTPATH_BPFFS/$va"
 expect 0 --bpffs "$FASTPATH_BPFFS/other" filter unload "$va"
 check "the other one unloads cleanly, without the warning" test ! -s "$err"
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -34,12 +34,8 @@ done
 ip -n "$a" neigh replace 10.212.0.2 lladdr "$(e2e_mac "$b" "$vb")" dev "$va" nud permanent
 ip -n "$b" neigh replace 10.212.0.1 lladdr "$AMAC" dev "$vb" nud permanent
 T=$E2E_TMP
-fails=0
 fp() { ip netns exec "$a" "$FASTPATH" "$@"; }
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 # send PORT COUNT: COUNT UDP packets to PORT from b to a.
 send() {
 	e2e_ns "$b" "${TRAFFIC[@]}" send "$vb" --dst-mac "$AMAC" --dst 10.212.0.1 --src 10.212.0.2 \
@@ -148,11 +144,10 @@ if e2e_wait_for "has_rule fresh 7" 10; then
 	e2e_log "ok: --watch shows the new load's rule and its 7 packets"
 else
 	e2e_log "NOT OK: --watch does not show the new load: $(tail -n 1 "$T/watch.jsonl")"
-	fails=$((fails + 1))
+	E2E_FAILS=$((E2E_FAILS + 1))
 fi
 check "--watch says it shows the new load" grep -q 'loaded again' "$T/watch.err"
 check "--watch no longer shows the old rules" bash -c "! tail -n 1 $T/watch.jsonl | grep -q flood"
 e2e_kill "$watcher"
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -50,10 +50,9 @@ jget() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(s
 rule_pkts() { jget "$1" "sum(r['packets'] for r in d['rules'] if r['id'] in '$2'.split(','))"; }
 stage_pkts() { jget "$1" "[s['packets'] for s in d['stage'] if s['decision']=='$2'][0]"; }
 sent_of() { jget "$1" "d['sent']"; }
-fails=0
 check() { # check DESCRIPTION CMD...: counts a failure unless CMD succeeds
 	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
+	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; E2E_FAILS=$((E2E_FAILS + 1)); fi
 }
 
 # ---- the victim: HTTP server, UDP listener, then the filter ----------------
@@ -247,5 +246,5 @@ touch "$E2E_TMP/stop-client"
 e2e_kill "$client_pid"
 e2e_log "client: $(client_ok) requests ok, $(client_fail) failed"
 fp filter unload "$vv" >/dev/null || e2e_fail "filter unload failed"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
+(( E2E_FAILS == 0 )) || e2e_fail "$E2E_FAILS checks failed"
 e2e_pass "dropped udp=$udp_sent dns=$dns_sent syn=$syn_sent, then $rd during $APPLIES applies; $(client_ok) HTTP requests ok; limit $rate/s"

@@ -14,11 +14,7 @@ ns=$(e2e_name n); v=$(e2e_name v); p=$(e2e_name p)
 e2e_netns_add "$ns"
 e2e_veth "$ns" "$v" "$ns" "$p"
 fp() { ip netns exec "$ns" "$FASTPATH" "$@"; }
-fails=0
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; }
 gen() { fp -j status "$v" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["generation"])'; }
 echo 'drop udp dport 9 id nine' >"$E2E_TMP/a.rules"
 
@@ -66,5 +62,4 @@ check "following the hint removes it" bash -c "! ip -n $ns link show $v | grep -
 # tc/ and xdp/ directories: those are iproute2's, not pins of ours)
 check "no pins were left by the refused load" test -z "$(find "$FASTPATH_BPFFS" -mindepth 1 \
 	-maxdepth 1 ! -name '*.debug' ! -name ip ! -name tc ! -name xdp | head -1)"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -16,11 +16,7 @@ e2e_veth "$ns" "$v" "$ns" "$p"
 fp() { ip netns exec "$ns" "$FASTPATH" "$@"; }
 e2e_defer ip -n "$ns" link set dev "$v" xdpgeneric off
 e2e_defer ip -n "$ns" link set dev "$v" xdpdrv off
-fails=0
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; }
 has_xdp() { ip -n "$ns" link show "$v" | grep -q xdp; }
 no_pins() { test -z "$(find "$FASTPATH_BPFFS" -mindepth 1 ! -name '*.debug' | head -1)"; }
 
@@ -53,7 +49,7 @@ if e2e_wait_for "grep -q 'listening on' $E2E_TMP/exp.log" 10; then
 		grep -q "^fastpath_interface_info{iface=\"$v\",state=\"orphan\",mode=\"skb\"} 1" "$E2E_TMP/m"
 	command -v promtool >/dev/null && check "promtool accepts it" promtool check metrics <"$E2E_TMP/m"
 else
-	e2e_log "NOT OK: the exporter did not start"; fails=$((fails + 1))
+	e2e_log "NOT OK: the exporter did not start"; E2E_FAILS=$((E2E_FAILS + 1))
 fi
 e2e_kill "$E2E_BG_PID"
 rc=0; fp filter unload "$v" >/dev/null 2>&1 || rc=$?
@@ -63,5 +59,4 @@ check "no XDP program after --force" bash -c "! ip -n $ns link show $v | grep -q
 rc=0; fp filter unload --force "$v" >/dev/null 2>"$E2E_TMP/e" || rc=$?
 check "--force again: exit 1, nothing of fastpath's" bash -c "(( $rc == 1 )) && grep -q 'nothing of fastpath' $E2E_TMP/e"
 check "status: nothing loaded" bash -c "ip netns exec $ns $FASTPATH status | grep -q 'not loaded on any'"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -20,14 +20,10 @@ ns=$(e2e_name n); peer=$(e2e_name p); v1=$(e2e_name v1); v2=$(e2e_name v2); w2=$
 e2e_netns_add "$ns"; e2e_netns_add "$peer"
 e2e_veth "$ns" "$v1" "$peer" "$v2" 10.213.0.1 10.213.0.2
 T=$E2E_TMP out=$E2E_TMP/out err=$E2E_TMP/err
-fails=0
 # rules in a file (lines that are neither blank, comment nor default)
 nrules() { grep -cvE '^[[:space:]]*(#|$|default )' "$1"; }
 NEX=$(nrules "$E2E_REPO/examples/ddos.rules")
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 # fp ARGS...: fastpath in the namespace; stdout in $out, stderr in $err; exit code returned.
 fp() { local rc=0; ip netns exec "$ns" "$FASTPATH" "$@" >"$out" 2>"$err" </dev/null || rc=$?; return $rc; }
 must() { fp "$@" || { cat "$out" "$err" >&2; e2e_fail "fastpath $*: exit $?"; }; }
@@ -174,5 +170,4 @@ check "completion: verbs of filter include save" bash -c "[[ ' $(comp fastpath f
 check "completion: interfaces with fastpath loaded" test "$(comp "$(basename "$FASTPATH")" filter del '')" == "$v1"
 check "completion: rule ids" test "$(comp fastpath filter del "$v1" dns-w)" == "dns-www dns-water-torture"
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

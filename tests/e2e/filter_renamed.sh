@@ -16,11 +16,7 @@ e2e_netns_add "$ns"
 e2e_veth "$ns" "$v" "$ns" "$p"
 E2E_LINKS+=("$ns $r")   # the same link under its new name (deleting either frees both)
 fp() { ip netns exec "$ns" "$FASTPATH" "$@"; }
-fails=0
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; }
 jq_() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 echo 'drop udp dport 9 id nine' >"$E2E_TMP/a.rules"
 echo 'drop udp dport 10 id ten' >"$E2E_TMP/b.rules"
@@ -51,5 +47,4 @@ check "unload -j warns about the rename, inside its JSON document" python3 -c \
 check "no XDP program on $r after unload" bash -c "! ip -n $ns link show $r | grep -q xdp"
 check "no pins left" test -z "$(find "$FASTPATH_BPFFS" -mindepth 1 ! -name '*.debug' | head -1)"
 ip -n "$ns" link set dev "$r" xdpdrv off 2>/dev/null || true
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

@@ -26,7 +26,6 @@ e2e_veth "$a" "$va" "$b" "$vb" 10.77.0.1 10.77.0.2
 e2e_veth "$c" "$vc" "$d" "$vd" 10.77.0.1 10.77.0.2
 T=$E2E_TMP out=$E2E_TMP/out err=$E2E_TMP/err pins=$FASTPATH_BPFFS/$va
 V=198.51.100.10:80/tcp V6='[2001:db8::10]:443/tcp' VA=198.51.100.11/udp
-fails=0
 
 # expect CODE ARGS...: fastpath ARGS in namespace a; stdout in $out, stderr in $err.
 expect() {
@@ -35,14 +34,11 @@ expect() {
 	if (( rc != want )); then
 		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
 		sed 's/^/    out| /' "$out" >&2; sed 's/^/    err| /' "$err" >&2
-		fails=$((fails + 1))
+		E2E_FAILS=$((E2E_FAILS + 1))
 		return 1
 	fi
 }
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 # refused CODE MESSAGE ARGS...: exits CODE, says MESSAGE, and lb list -j is as before
 refused() {
 	local want=$1 msg=$2; shift 2
@@ -294,5 +290,4 @@ check "unload: no XDP program left" test -z "$(attached_id)"
 check "unload: no pin left" test ! -e "$pins"
 expect 1 lb unload "$va"
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

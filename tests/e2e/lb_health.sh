@@ -21,21 +21,17 @@ e2e_veth "$a" "$va" "$b" "$vb" 10.77.0.1 10.77.0.2
 for x in 11 12 13; do ip -n "$b" addr add 10.77.0.$x/24 dev "$vb"; done
 T=$E2E_TMP out=$E2E_TMP/out err=$E2E_TMP/err
 V=198.51.100.10:8080/tcp
-fails=0
 expect() {
 	local want=$1 rc=0; shift
 	ip netns exec "$a" "$FASTPATH" "$@" >"$out" 2>"$err" </dev/null || rc=$?
 	if (( rc != want )); then
 		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
 		sed 's/^/    out| /' "$out" >&2; sed 's/^/    err| /' "$err" >&2
-		fails=$((fails + 1))
+		E2E_FAILS=$((E2E_FAILS + 1))
 		return 1
 	fi
 }
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; }
 state() { ip netns exec "$a" "$FASTPATH" -j lb list "$va" | python3 -c "import json,sys; d=json.load(sys.stdin); print([b['state'] for b in d['backends'] if b['backend']=='$1'][0])"; }
 # lastfield BACKEND FIELD: FIELD of BACKEND's last probe line in $out
 lastfield() { python3 -c "import json,sys; r=[json.loads(l) for l in open('$out') if l.strip()]; print([x['$2'] for x in r if x['backend']=='$1'][-1])"; }
@@ -116,5 +112,4 @@ check "... and the probe it cut short took nothing down (fall 1)" test "$(state 
 
 expect 0 lb unload "$va"
 check "unload: no pin left (the health state too)" test ! -e "$FASTPATH_BPFFS/$va"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

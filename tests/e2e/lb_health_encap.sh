@@ -77,11 +77,7 @@ S(("::", 8080), H).serve_forever()'
 }
 for i in 0 1 2; do serve $i; done
 
-fails=0
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; }
 lbcmd() { ip netns exec "$lb" "$FASTPATH" "$@"; }
 lbcmd lb load "$vl" >/dev/null || e2e_fail "lb load"
 lbcmd lb vip add "$vl" "$VIP:8080/tcp" >/dev/null || e2e_fail "vip add"
@@ -114,7 +110,7 @@ d0=$(decapped 0)
 rounds 1 || e2e_fail "health round"
 d1=$(decapped 0)
 check "one probe of b1: its decap took $((d1 - d0)) packets (SYN, ACK, FIN at least)" test $((d1 - d0)) -ge 3
-(( fails == 0 )) || diag
+(( E2E_FAILS == 0 )) || diag
 
 rounds 3 || e2e_fail "health rounds"
 check "b3 (no VIP on lo) is down after fall 3" test "$(state "$VIP:8080/tcp" 10.8.0.13)" = down
@@ -210,5 +206,5 @@ lbcmd lb unload "$vl" >/dev/null || e2e_fail "lb unload"
 check "lb unload removed the killed checker's filter" bash -c "! ip netns exec $lb tc filter show dev $vl egress | grep -q ."
 check "... its rule" bash -c "! ip -n $lb rule show | grep -q 0x46500000"
 check "... and every pin" test ! -e "$FASTPATH_BPFFS/$vl"
-(( fails == 0 )) || { diag; e2e_fail "$fails checks failed"; }
+(( E2E_FAILS == 0 )) || { diag; e2e_fail "$E2E_FAILS checks failed"; }
 e2e_pass

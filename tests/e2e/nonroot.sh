@@ -20,11 +20,7 @@ e2e_netns_add "$ns"
 e2e_veth "$ns" "$v" "$ns" "$p"
 fp() { ip netns exec "$ns" "$FASTPATH" "$@"; }
 fpn() { ip netns exec "$ns" "${NOBODY[@]}" "$FASTPATH" "$@"; }
-fails=0
-check() {
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; }
 # denied TAG ARGS...: fastpath ARGS as nobody exits 1 and says permission denied, run as root
 denied() {
 	local tag=$1 rc=0; shift
@@ -62,5 +58,4 @@ check "exporter: fastpath_scrape_errors_total grows (1, 2)" \
 check "exporter: logs 'permission denied', once" test "$(grep -c 'permission denied.*run as root' "$E2E_TMP/exp.log")" -eq 1
 e2e_kill "$E2E_BG_PID"
 fp filter unload "$v" >/dev/null || e2e_fail "unload as root failed"
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done

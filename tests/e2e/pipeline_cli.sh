@@ -21,7 +21,6 @@ e2e_veth "$a" "$va" "$b" "$vb"
 for n in "$a" "$b"; do ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1; done
 AMAC=$(e2e_mac "$a" "$va")
 T=$E2E_TMP out=$E2E_TMP/out err=$E2E_TMP/err pins=$FASTPATH_BPFFS/$va
-fails=0
 
 # expect CODE ARGS...: fastpath ARGS in namespace a; stdout in $out, stderr in $err.
 expect() {
@@ -30,14 +29,11 @@ expect() {
 	if (( rc != want )); then
 		e2e_log "NOT OK: fastpath $*: exit $rc, expected $want"
 		sed 's/^/    out| /' "$out" >&2; sed 's/^/    err| /' "$err" >&2
-		fails=$((fails + 1))
+		E2E_FAILS=$((E2E_FAILS + 1))
 		return 1
 	fi
 }
-check() { # check DESCRIPTION CMD...
-	local what=$1; shift
-	if "$@"; then e2e_log "ok: $what"; else e2e_log "NOT OK: $what"; fails=$((fails + 1)); fi
-}
+check() { e2e_check "$@"; } # check DESCRIPTION CMD...
 # pyok EXPR [FILE]: true if the Python expression EXPR holds over the JSON
 # document d of FILE (default $out); prints EXPR's value when it does not.
 pyok() {
@@ -274,5 +270,4 @@ done
 expect 1 -j pipeline load "$va" && check "-j: the refusal is a JSON error with the id" pyok "'$other' in d['error']"
 ip -n "$a" link set dev "$va" xdpgeneric off
 
-(( fails == 0 )) || e2e_fail "$fails checks failed"
-e2e_pass
+e2e_done
