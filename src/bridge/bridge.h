@@ -113,6 +113,10 @@ int fp_vlan_list_parse(const char *s, __u64 vlans[64], char *err, size_t errlen)
 /* Prints a bitmap of VLANs as a list ("1,10-12"). */
 void fp_vlan_list_format(const __u64 vlans[64], char *buf, size_t len);
 
+/* A port counter's name as `bridge stats` prints it ("in", "drop_storm",
+ * ...); NULL for an index with no counter (FP_BR_ST_MAX has spares). */
+const char *fp_br_stat_name(unsigned s);
+
 /* Parses "aa:bb:cc:dd:ee:ff"; -EINVAL if it is not one. */
 int fp_mac_parse(const char *s, __u8 mac[6]);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The bridge's words, without maps (so the configuration file's parser,
- * bridge_conf.c, is fuzzed alone): MAC addresses and VLAN lists.
+ * bridge_conf.c, is fuzzed alone): MAC addresses, VLAN lists, counter names.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -84,4 +84,21 @@ void fp_vlan_list_format(const __u64 vlans[64], char *buf, size_t len)
 			used += snprintf(buf + used, len - used, "%s%u-%u", used ? "," : "", v, last);
 		v = last;
 	}
+}
+
+const char *fp_br_stat_name(unsigned s)
+{
+	static const char *const names[FP_BR_ST_MAX] = {
+		[FP_BR_ST_IN] = "in", [FP_BR_ST_FORWARD] = "forwarded",
+		[FP_BR_ST_FLOOD] = "flooded", [FP_BR_ST_HOST] = "to_host",
+		[FP_BR_ST_NOT_MEMBER] = "not_member", [FP_BR_ST_NOT_ETH] = "not_eth",
+		[FP_BR_ST_DROP_HAIRPIN] = "drop_hairpin", [FP_BR_ST_DROP_BAD_SRC] = "drop_bad_src",
+		[FP_BR_ST_DROP_NO_BRIDGE] = "drop_no_bridge", [FP_BR_ST_LEARNED] = "learned",
+		[FP_BR_ST_MOVED] = "moved", [FP_BR_ST_AGED] = "aged",
+		[FP_BR_ST_DROP_VLAN] = "drop_vlan", [FP_BR_ST_DROP_VLAN_OUT] = "drop_vlan_out",
+		[FP_BR_ST_DROP_STORM] = "drop_storm", [FP_BR_ST_LEARN_LIMITED] = "learn_limited",
+		[FP_BR_ST_LEARN_FULL] = "learn_full",
+	};
+
+	return s < FP_BR_ST_MAX ? names[s] : NULL;
 }

@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "exporter/metrics.h"
 #include "exporter/proxy_metrics.h"
+#include "exporter/stage_metrics.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9435"
 
@@ -82,15 +83,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "scrape failed\n", NULL);
 	}
 	ex->scrapes++;
-	if (ex->n_proxies) { /* the proxies' families after the pins' */
+	{ /* the lbs', bridges' and proxies' families after the pipeline's */
 		char *more = NULL, *all;
 		size_t mlen = 0;
 		FILE *f = open_memstream(&more, &mlen);
 
+		msg[0] = 0;
 		if (f) {
-			fp_metrics__proxies(f, ex->proxies, ex->n_proxies);
+			fp_metrics__lbs(f, ex->bpffs, &ex->errors, msg, sizeof(msg));
+			fp_metrics__bridges(f, ex->bpffs, &ex->errors, msg, sizeof(msg));
+			if (ex->n_proxies)
+				fp_metrics__proxies(f, ex->proxies, ex->n_proxies);
 			fclose(f);
 		}
+		if (msg[0] && strcmp(msg, ex->logged))
+			fprintf(stderr, "fastpath exporter: scrape error: %s\n", msg);
+		if (msg[0])
+			snprintf(ex->logged, sizeof(ex->logged), "%s", msg);
 		all = more ? realloc(text, len + mlen + 1) : NULL;
 		if (all) {
 			memcpy(all + len, more, mlen + 1);
@@ -240,7 +249,9 @@ int cmd_exporter(struct cli *cli, int argc, char **argv)
 		"serve Prometheus metrics of every loaded interface at GET /metrics "
 		"(default " DEFAULT_LISTEN ")", do_exporter,
 		"       Per interface and rule: packets, bytes, drops, samples; per stage and decision;\n"
-		"       dump samples and losses; rules, generation, load and apply times. No rates:\n"
+		"       dump samples and losses; rules, generation, load and apply times; per lb VIP\n"
+		"       and backend: packets, bytes, new flows, state, weight (fastpath_lb_*); per\n"
+		"       bridge port: frames by event, learned entries (fastpath_bridge_*). No rates:\n"
 		"       PromQL's rate() makes them (it handles the per-rule reset at each apply).\n"
 		"         --listen ADDR:PORT    numeric address; [ADDR6]:PORT for IPv6; port 0 picks one\n"
 		"         --proxy CONTROL       also the counters of the fastpath proxy whose control\n"

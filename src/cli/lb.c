@@ -75,7 +75,7 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	struct timespec t0;
 	char err[512], s4[64], s6[64];
 	__u8 a[16], l;
-	int c, ret;
+	int c, ret, fwd4 = -1, fwd6 = -1;
 	double ms;
 
 	optind = 0;
@@ -117,6 +117,13 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))
 		return ret;
 	fp_lb__meta(lb, &m);
+	fp_lb_forwarding(argv[optind], &fwd4, &fwd6);
+	if ((fwd4 == 0 || fwd6 == 0) && !out_is_json())
+		out_warn("IP forwarding is off on this host for %s: the kernel refuses the lb's "
+			 "next hops until it is on (counted as fib_fail): sysctl -w %s", fwd4 == 0 &&
+			 fwd6 == 0 ? "IPv4 and IPv6" : fwd4 == 0 ? "IPv4" : "IPv6",
+			 fwd4 == 0 && fwd6 == 0 ? "net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1" :
+			 fwd4 == 0 ? "net.ipv4.ip_forward=1" : "net.ipv6.conf.all.forwarding=1");
 	fp_lb_addr_str(&m.src4, 4, s4, sizeof(s4));
 	fp_lb_addr_str(m.src6, 6, s6, sizeof(s6));
 	out_obj_begin();
@@ -127,6 +134,10 @@ static int do_load(struct cli *cli, int argc, char **argv)
 	out_strf("src4", "%s/%u", s4, m.src4_len);
 	out_strf("src6", "%s/%u", s6, m.src6_len);
 	out_double("load_ms", ms);
+	if (fwd4 >= 0)
+		out_bool("ipv4_forwarding", fwd4 > 0);
+	if (fwd6 >= 0)
+		out_bool("ipv6_forwarding", fwd6 > 0);
 	out_obj_end();
 	fp_lb__close(lb);
 	return CLI_OK;

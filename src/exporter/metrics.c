@@ -24,10 +24,11 @@ void fp_metrics__put_label(FILE *f, const char *s)
 	}
 }
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
+void fp_metrics__family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
+
 
 /* name{iface="IFACE" (then the caller adds ,k="v" pairs and close_labels) */
 static void open_sample(FILE *f, const char *name, const char *iface)
@@ -37,7 +38,7 @@ static void open_sample(FILE *f, const char *name, const char *iface)
 	fputc('"', f);
 }
 
-static void label(FILE *f, const char *key, const char *val)
+void fp_metrics__label(FILE *f, const char *key, const char *val)
 {
 	fprintf(f, ",%s=\"", key);
 	fp_metrics__put_label(f, val);
@@ -159,7 +160,7 @@ static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value w
 	const char *name = rule_families[what].name;
 	char id[FP_RULE_ID_MAX];
 
-	family(f, name, "counter", rule_families[what].help);
+	fp_metrics__family(f, name, "counter", rule_families[what].help);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_filter_view *v = m->ifaces[i].view;
 		char share[sizeof(m->ifaces[i].st->share)];
@@ -172,12 +173,12 @@ static void rule_counters(FILE *f, const struct fp_metrics *m, enum rule_value w
 		for (size_t r = 0; r < v->n_rules; r++) {
 			rule_id(v->rules[r].text, id, sizeof(id));
 			open_rule_sample(f, name, m->ifaces[i].st->name, share);
-			label(f, "rule", id);
+			fp_metrics__label(f, "rule", id);
 			value_u64(f, rule_value(&v->rules[r].total, what));
 		}
 		/* the default verdict, spelled as in filter list, stats and dump */
 		open_rule_sample(f, name, m->ifaces[i].st->name, share);
-		label(f, "rule", "default");
+		fp_metrics__label(f, "rule", "default");
 		value_u64(f, rule_value(&v->dflt, what));
 	}
 }
@@ -199,7 +200,7 @@ static void stage_counters(FILE *f, const struct fp_metrics *m, bool bytes)
 {
 	const char *name = bytes ? "fastpath_stage_bytes_total" : "fastpath_stage_packets_total";
 
-	family(f, name, "counter", bytes ?
+	fp_metrics__family(f, name, "counter", bytes ?
 	       "Bytes (whole frames) the filter stage decided, by verdict and by how it decided." :
 	       "Packets each stage of the pipeline decided, by verdict (the XDP action it gave; pass: on down the chain); the filter's also by how it decided (decision=).");
 	for (size_t i = 0; i < m->n; i++) {
@@ -209,9 +210,9 @@ static void stage_counters(FILE *f, const struct fp_metrics *m, bool bytes)
 		if (readable(mi)) {
 			for (int s = 0; s < FP_FLT_ST_MAX; s++) {
 				open_sample(f, name, mi->st->name);
-				label(f, "stage", "filter");
-				label(f, "verdict", stat_verdict(s));
-				label(f, "decision", fp_filter_stat__name(s));
+				fp_metrics__label(f, "stage", "filter");
+				fp_metrics__label(f, "verdict", stat_verdict(s));
+				fp_metrics__label(f, "decision", fp_filter_stat__name(s));
 				value_u64(f, bytes ? v->stage[s].bytes : v->stage[s].packets);
 			}
 		}
@@ -225,8 +226,8 @@ static void stage_counters(FILE *f, const struct fp_metrics *m, bool bytes)
 				continue;
 			for (int a = 0; a < 5; a++) {
 				open_sample(f, name, mi->st->name);
-				label(f, "stage", st->name);
-				label(f, "verdict", xdp_action_names[a]);
+				fp_metrics__label(f, "stage", st->name);
+				fp_metrics__label(f, "verdict", xdp_action_names[a]);
 				value_u64(f, st->counts.out[a]);
 			}
 		}
@@ -239,7 +240,7 @@ enum iface_value { V_RULES, V_GENERATION, V_LOADED, V_APPLIED, V_SAMPLED, V_LOST
 static void iface_gauge(FILE *f, const struct fp_metrics *m, const char *name,
 			const char *type, const char *help, enum iface_value what)
 {
-	family(f, name, type, help);
+	fp_metrics__family(f, name, type, help);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
 		const struct fp_filter_view *v = m->ifaces[i].view;
@@ -265,7 +266,7 @@ static void stage_enabled(FILE *f, const struct fp_metrics *m)
 {
 	const char *name = "fastpath_stage_enabled";
 
-	family(f, name, "gauge",
+	fp_metrics__family(f, name, "gauge",
 	       "1 if the stage is loaded on the interface and enabled (fastpath pipeline enable), 0 if loaded and disabled.");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
@@ -274,7 +275,7 @@ static void stage_enabled(FILE *f, const struct fp_metrics *m)
 			continue;
 		for (unsigned k = 0; k < st->n_stages; k++) {
 			open_sample(f, name, st->name);
-			label(f, "stage", st->stage[k].name);
+			fp_metrics__label(f, "stage", st->stage[k].name);
 			value_u64(f, st->stage[k].enabled);
 		}
 	}
@@ -284,19 +285,19 @@ static void iface_info(FILE *f, const struct fp_metrics *m)
 {
 	const char *name = "fastpath_interface_info";
 
-	family(f, name, "gauge",
+	fp_metrics__family(f, name, "gauge",
 	       "1 for every interface with fastpath pins (state ok, renamed, detached, iface missing or broken) or running fastpath's program without pins (orphan); share: the rule set it shares (load --share), absent when its own.");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct fp_iface_status *st = m->ifaces[i].st;
 		char share[sizeof(st->share)];
 
 		open_sample(f, name, st->name);
-		label(f, "state", fp_iface_state__name(st->state));
-		label(f, "mode", st->state == FP_IFACE_BROKEN ? "unknown" :
+		fp_metrics__label(f, "state", fp_iface_state__name(st->state));
+		fp_metrics__label(f, "mode", st->state == FP_IFACE_BROKEN ? "unknown" :
 		      fp_xdp_mode__name(st->meta.xdp_flags));
 		/* absent and empty are one to Prometheus: only members carry it */
 		if (share_of(&m->ifaces[i], share, sizeof(share))[0])
-			label(f, "share", share);
+			fp_metrics__label(f, "share", share);
 		value_u64(f, 1);
 	}
 }
@@ -332,7 +333,7 @@ int fp_metrics__render(const struct fp_metrics *m, char **text, size_t *len)
 		    "When the live rule set was applied, in seconds since the epoch.", V_APPLIED);
 	stage_enabled(f, m);
 	iface_info(f, m);
-	family(f, "fastpath_scrape_errors_total", "counter",
+	fp_metrics__family(f, "fastpath_scrape_errors_total", "counter",
 	       "Interfaces (or pin roots) this exporter could not read, over all scrapes.");
 	fprintf(f, "fastpath_scrape_errors_total %" PRIu64 "\n", m->scrape_errors);
 	if (fclose(f)) {

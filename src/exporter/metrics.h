@@ -60,6 +60,10 @@ int fp_metrics__render(const struct fp_metrics *m, char **text, size_t *len);
  * and newline escaped as \\, \" and \n.
  */
 void fp_metrics__put_label(FILE *f, const char *s);
+/* A family's HELP and TYPE lines; a label ,key="val" (escaped) after the
+ * first one, for the other renderers (lb_metrics.c, bridge_metrics.c). */
+void fp_metrics__family(FILE *f, const char *name, const char *type, const char *help);
+void fp_metrics__label(FILE *f, const char *key, const char *val);
 
 /*
  * One scrape: lists the interfaces under the pin root of bpffs, reads each

@@ -73,6 +73,10 @@ int fp_lb__open(const char *ifname, const char *bpffs, struct fp_lb **out, char 
 		size_t errlen);
 void fp_lb__close(struct fp_lb *lb);
 int fp_lb__meta(const struct fp_lb *lb, struct fp_lb_meta *m);
+/* Whether the host forwards IPv4 on ifname and IPv6 (1, 0, or -1 when it
+ * cannot be read): without it the kernel's route lookup for XDP refuses
+ * the lb's next hops (counted as fib_fail). */
+int fp_lb_forwarding(const char *ifname, int *v4, int *v6);
 
 /* ---- VIPs and backends (lb_edit.c) -------------------------------------- */
 

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -104,4 +105,30 @@ int fp_lb_warm_neigh(int af, const __u8 addr[16])
 		ret = -errno;
 	close(fd);
 	return ret == -EAGAIN ? 0 : ret;
+}
+
+/* /proc/sys value as a number, -1 when it cannot be read. */
+static int sysctl_int(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+int fp_lb_forwarding(const char *ifname, int *v4, int *v6)
+{
+	char path[128];
+
+	/* what bpf_fib_lookup checks: IPv4 the ingress device's forwarding,
+	 * IPv6 the namespace's (conf/all) */
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/forwarding", ifname);
+	*v4 = sysctl_int(path);
+	*v6 = sysctl_int("/proc/sys/net/ipv6/conf/all/forwarding");
+	return *v4 < 0 && *v6 < 0 ? -ENOENT : 0;
 }
