@@ -119,6 +119,9 @@ _fastpath() {
 			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
 		stats) if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--watch --count' -- "$cur"))
 			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")); fi ;;
+		apply|save) if [[ $cur == -* && $verb == apply ]]; then COMPREPLY=($(compgen -W '--dry-run --load --mode' -- "$cur"))
+			elif [[ ${#args[@]} == 0 ]]; then COMPREPLY=($(compgen -W "$( [[ $verb == apply ]] && all || loaded)" -- "$cur"))
+			else COMPREPLY=($(compgen -f -- "$cur")); fi ;;
 		*) [[ ${#args[@]} == 0 ]] && COMPREPLY=($(compgen -W "$(loaded)" -- "$cur")) ;;
 		esac ;;
 	bridge)
@@ -133,6 +136,8 @@ _fastpath() {
 		[[ $verb == fdb && ( ${args[0]:-} == add || ${args[0]:-} == del ) ]] && args=("${args[@]:1}")
 		if [[ ${#args[@]} == 0 && $verb != create ]]; then
 			COMPREPLY=($(compgen -W "$bridges" -- "$cur"))
+		elif [[ ${#args[@]} == 1 && ( $verb == apply || $verb == save ) ]]; then
+			COMPREPLY=($(compgen -f -- "$cur"))
 		elif [[ ${#args[@]} == 1 && ( $verb == add || $verb == del ) ]]; then
 			COMPREPLY=($(compgen -W "$( [[ $verb == add ]] && all || "$fp" "${bpffs[@]}" -j bridge show "${args[0]}" 2>/dev/null | _fastpath_json_field port)" -- "$cur"))
 		elif [[ $cur == -* ]]; then
@@ -140,6 +145,7 @@ _fastpath() {
 			create) COMPREPLY=($(compgen -W '--ageing --vlan-aware --address' -- "$cur")) ;;
 			add) COMPREPLY=($(compgen -W '--pvid --vlans --tagged --untagged --flood-limit --learn-limit --mode' -- "$cur")) ;;
 			stats) COMPREPLY=($(compgen -W '--watch' -- "$cur")) ;;
+			apply) COMPREPLY=($(compgen -W '--dry-run' -- "$cur")) ;;
 			esac
 		fi ;;
 	decap)

@@ -146,6 +146,14 @@ e2e_wait_for "ip netns exec $a python3 -c 'import socket; socket.create_connecti
 expect 0 -j lb health "$va" --direct --interval 0.1 --rise 1 --timeout 300 --count 2
 check "... a server on .14 again: the checker leaves it down" test "$(state 10.77.0.14)" = down
 
+# ---- bash completion ------------------------------------------------------------
+comp() { ip netns exec "$a" env PATH="$(dirname "$FASTPATH"):$PATH" bash -c '
+	source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+	_fastpath; echo "${COMPREPLY[*]}"' _ "$E2E_REPO/completion/fastpath.bash" "$@"; }
+check "completion: lb verbs include save and apply" bash -c "[[ ' $(comp fastpath lb '') ' == *' save '* && ' $(comp fastpath lb '') ' == *' apply '* ]]"
+check "completion: apply's options" test "$(comp fastpath lb apply --d)" = --dry-run
+check "completion: save's interface, one with an lb" test "$(comp "$(basename "$FASTPATH")" lb save '')" = "$va"
+
 # ---- the shipped unit: it verifies, and its commands do what they say -------------
 if command -v systemd-analyze >/dev/null; then
 	mkdir -p "$T/units"
