@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/lb_cli.h"
 #include "lb/lb.h"
+#include "lb/lb_health.h"
 
 const char *lb_be_state(unsigned flags)
 {
@@ -93,6 +94,12 @@ int lb_do_list(struct cli *cli, int argc, char **argv)
 		out_str("backend", s);
 		out_u64("index", b[i].index);
 		out_str("state", lb_be_state(b[i].be.flags));
+		/* down by the health checker (it brings it up again), or by an operator */
+		if (b[i].be.flags & FP_LB_BE_DOWN)
+			out_str("down_by", fp_lb_health_took_down(lb, b[i].index, b[i].be.gen) ?
+				"health" : "operator");
+		else
+			out_null("down_by");
 		out_u64("weight", b[i].be.weight);
 		out_u64("gen", b[i].be.gen);
 		out_u64("slots", b[i].slots);

@@ -133,6 +133,8 @@ ip -n "$a" link del "${va}x"
 # .12 and .14 have no server on 8080 (nor the v6 backend a route): the checker takes them down
 expect 0 -j lb health "$va" --direct --interval 0.1 --fall 1 --timeout 300 --count 1
 check "the checker took .12 and .14 down" bash -c "test '$(state 10.77.0.12)' = down && test '$(state 10.77.0.14)' = down"
+expect 0 -j lb list "$va"
+check "list says who took them down: health" pyok "sorted(b['down_by'] for b in d['backends'] if b['state'] == 'down') == ['health', 'health', 'health']"
 expect 0 lb save "$va" "$T/hc.conf"
 check "save writes them up (the checker's down is not the operator's)" bash -c "grep -q '10.77.0.12 --weight 5\$' '$T/hc.conf' && grep -q '# 10.77.0.12: down by the health checker' '$T/hc.conf'"
 expect 0 -j lb apply "$va" "$T/hc.conf"
@@ -140,6 +142,8 @@ check "apply asking them up (and the unreachable v6 one): left to the checker, n
 sed "s|^backend $V 10.77.0.14\$|backend $V 10.77.0.14 --state down|" "$T/new.conf" >"$T/down.conf"
 expect 0 -j lb apply "$va" "$T/down.conf"
 check "apply asking .14 down: its down becomes the operator's" pyok "[c['change'] for c in d['changes']] == ['backend down (the operator\\'s)']"
+expect 0 -j lb list "$va"
+check "... list says down_by operator" pyok "[b['down_by'] for b in d['backends'] if b['backend'] == '10.77.0.14'] == ['operator']"
 e2e_bg ip netns exec "$b" python3 -m http.server --bind 10.77.0.14 8080
 e2e_wait_for "ip netns exec $a python3 -c 'import socket; socket.create_connection((\"10.77.0.14\", 8080), 1)'" 10 ||
 	e2e_fail "server on 10.77.0.14 did not start"
