@@ -88,8 +88,18 @@ variant() {
 	local name=$1 d=$TMP/$1 e list
 	mkdir -p "$d"
 	(cd "$REPO" && git ls-files -z | xargs -0 cp -a --parents -t "$d" && cp -a build "$d/") || return 1
+	local stale= f h
 	if [[ $name == base ]]; then
 		(cd "$REPO" && git diff "$BASE" -- src/bridge bpf include) | (cd "$d" && patch -R -s -p1) || return 1
+		# the objects of the C files it changed, and of those that include a header it changed
+		for f in $(cd "$REPO" && git diff --name-only "$BASE" -- src/bridge bpf include); do
+			case $f in
+			src/*.c) [[ $f == *.bpf.c ]] || stale+=" build/obj/${f#src/}" ;;
+			*.h) h=${f##*/}
+			     for c in $(cd "$d" && grep -rl --include='*.c' "[/\"<]$h[\">]" src | grep -v '\.bpf\.c$'); do stale+=" build/obj/${c#src/}"; done ;;
+			esac
+		done
+		stale=${stale//.c/.o}" build/obj/bridge/*.o build/obj/cli/bridge*.o"
 	elif [[ $name == bare ]]; then
 		list=("$E_STATS" "$E_LEARN" "$E_HOST" "$E_VLAN" "$E_END")
 	else
@@ -110,7 +120,7 @@ variant() {
 	(cd "$d" && make -j2 build/bpf/bridge/bridge.bpf.o &&
 		bpftool gen skeleton build/bpf/bridge/bridge.bpf.o name bridge_bpf >build/skel/bridge.skel.h &&
 		find . -exec touch -h -d @"$(date +%s -d '1 hour ago')" {} + &&
-		rm -f build/obj/bridge/bridge_port.o build/libfastpath.a build/fastpath build/bench/bridge_cost &&
+		rm -f build/obj/bridge/bridge_port.o build/libfastpath.a build/fastpath build/bench/bridge_cost $stale &&
 		make -j2 build/fastpath build/bench/bridge_cost build/bench/xdp_drop_attach build/bench/bridge_redirect_attach) \
 		>"$TMP/$name.log" 2>&1 || { tail -n 20 "$TMP/$name.log" >&2; return 1; }
 }
@@ -140,7 +150,7 @@ stats() {
 	}
 	FILENAME == ref { r[$1] = $rc; next }
 	{ x = ref == "" ? $c : $c - r[$1]; n++; v[n] = x; if (n == 1 || x < lo) lo = x; if (x > hi) hi = x }
-	END { if (n) printf "%.1f (%.0f-%.0f)", med(v, n), lo, hi }' ${3:+"$3"} "$1"
+	END { if (n) printf (lo < 0 ? "%+.1f (%+.0f to %+.0f)" : "%.1f (%.0f-%.0f)"), med(v, n), lo, hi }' ${3:+"$3"} "$1"
 }
 REF=full
 [[ " $VARIANTS " == *" full "* ]] || REF=${VARIANTS%% *}
