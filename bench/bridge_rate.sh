@@ -500,6 +500,7 @@ ratio_cell() { # ratio_cell TEST T FILE COL BY
 			[[ -n $line ]] && echo "| $test | $t | $line | $(ratio_cell "$test" "$t" "$TMP/rounds" 0 ns) |"
 		done
 	done
+	has_test rate || has_test frate || exit 0 # (-T: the shared-CPU lab only)
 	echo
 	echo "Two-CPU lab (the switch's ingress NAPI$( (( POLL_NS > 0 )) && echo " polled every $(( POLL_NS / 1000 )) us")$([[ -n ${SINKS_CPU1:-} ]] && echo " and, as softirq, the sinks' NAPI on CPU1 (SINKS_CPU1=1); the generator on CPU0" || echo " alone on CPU1; the generator and the sinks' NAPI on CPU0")$([[ -z ${NOSPIN:-} ]] && echo "; CPU1 kept from halting")),"
 	if [[ $METHOD == max ]]; then
