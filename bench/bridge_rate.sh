@@ -3,7 +3,8 @@
 # over the same veths and the same load, with and without VLAN filtering.
 #
 #   bench/bridge_rate.sh [-r ROUNDS] [-w WINDOW_S] [-W RATE_WINDOW_S] [-m max|ladder]
-#                        [-l "FPS ..."] [-b STEPS] [-t "target ..."] [-o OUT.md] [-p DIR]
+#                        [-l "FPS ..."] [-b STEPS] [-t "target ..."] [-T "test ..."]
+#                        [-o OUT.md] [-p DIR] [-k DIR]
 #
 # targets: fp (fastpath bridge), fpvlan (fastpath bridge --vlan-aware, every
 # port PVID 1 untagged), linux (ip link type bridge), linuxvlan (the same
@@ -101,18 +102,25 @@
 # goal's (rate, fp / linux). -p DIR: after round 1's two-CPU tests, one
 # more window per target and test under `perf record -a -g`; DIR gets the
 # data and, per CPU, what it did (TARGET-TEST.txt: CPU1, -cpu0.txt: CPU0).
+# -T: only these of the tests (uni flood rate frate; default all). -k DIR:
+# keep the raw per-round figures there (rounds: shared lab; best, cap:
+# frames a second and frames per CPU1-second, "TARGET TEST ROUND VALUE";
+# rungs), for merging runs (bench/bridge_ablate.sh). Variant targets
+# fp.NAME (and fpvlan.NAME) run the fastpath binary FP_VARIANTS names
+# ("NAME=PATH ..."), a build with parts of the bridge taken out.
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
 ATTACH=$REPO/build/bench/xdp_drop_attach REDIR=$REPO/build/bench/bridge_redirect_attach
 ROUNDS=3 WINDOW=3 RUNG=3 STEPS=3 REFUSE=${BRIDGE_REFUSE_PCT:-0.5} METHOD=max OUT= PERF_DIR= TARGETS="fp linux fpvlan linuxvlan redir"
+TESTS="uni flood rate frate" KEEP=
 LADDER="500000 1000000 2000000 4000000 8000000"
-usage="usage: $0 [-r ROUNDS] [-w WINDOW_S] [-W RATE_WINDOW_S] [-m max|ladder] [-l 'FPS ...'] [-b STEPS] [-t 'fp linux fpvlan linuxvlan redir redirmac'] [-o OUT.md] [-p DIR]"
-while getopts "r:w:W:l:b:m:t:o:p:" c; do
+usage="usage: $0 [-r ROUNDS] [-w WINDOW_S] [-W RATE_WINDOW_S] [-m max|ladder] [-l 'FPS ...'] [-b STEPS] [-t 'fp linux fpvlan linuxvlan redir redirmac fp.NAME'] [-T 'uni flood rate frate'] [-o OUT.md] [-p DIR] [-k DIR]"
+while getopts "r:w:W:l:b:m:t:T:o:p:k:" c; do
 	case $c in
 	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; W) RUNG=$OPTARG ;; l) LADDER=$OPTARG ;; b) STEPS=$OPTARG ;; m) METHOD=$OPTARG ;;
-	t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;; p) PERF_DIR=$OPTARG ;;
+	t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;; p) PERF_DIR=$OPTARG ;; T) TESTS=$OPTARG ;; k) KEEP=$OPTARG ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
@@ -123,9 +131,20 @@ done
 for p in $LADDER; do
 	[[ $p =~ ^[0-9]+$ ]] && (( p >= 1000 && p <= 100000000 )) || { echo "bridge_rate: bad rate '$p' in -l" >&2; exit 2; }
 done
+# variant NAME: the fastpath binary of target fp.NAME / fpvlan.NAME
+variant() { local v; for v in ${FP_VARIANTS:-}; do [[ ${v%%=*} == "$1" ]] && { echo "${v#*=}"; return; }; done; }
 for t in $TARGETS; do
-	case $t in fp|fpvlan|linux|linuxvlan|redir|redirmac) ;; *) echo "bridge_rate: target '$t': give fp, fpvlan, linux, linuxvlan, redir or redirmac" >&2; exit 2 ;; esac
+	case $t in
+	fp|fpvlan|linux|linuxvlan|redir|redirmac) ;;
+	fp.*|fpvlan.*) [[ -x $(variant "${t#*.}") ]] || { echo "bridge_rate: target '$t': FP_VARIANTS has no binary ${t#*.}=PATH" >&2; exit 2; } ;;
+	*) echo "bridge_rate: target '$t': give fp, fpvlan, linux, linuxvlan, redir, redirmac or fp.NAME" >&2; exit 2 ;;
+	esac
 done
+for t in $TESTS; do
+	case $t in uni|flood|rate|frate) ;; *) echo "bridge_rate: test '$t': give uni, flood, rate or frate" >&2; exit 2 ;; esac
+done
+has_test() { [[ " $TESTS " == *" $1 "* ]]; }
+[[ -z $KEEP ]] || mkdir -p "$KEEP" || exit 2
 if [[ -n $PERF_DIR ]]; then
 	command -v perf >/dev/null || { echo "bridge_rate: -p needs perf" >&2; exit 2; }
 	mkdir -p "$PERF_DIR" || exit 2
@@ -163,7 +182,8 @@ veth_lab_up || exit 1
 in_r() { ip netns exec "$NSR" "$@"; }
 in_g() { ip netns exec "$NSG" "$@"; }
 in_k() { ip netns exec "$NSK" "$@"; }
-fp() { in_r "$FP" --bpffs "$TMP/bpffs" "$@"; }
+FPT=$FP # (the binary of the target being set up: fp.NAME's own)
+fp() { in_r "$FPT" --bpffs "$TMP/bpffs" "$@"; }
 
 # the four other ports and their sinks
 ip netns add "$NSK" || exit 1
@@ -233,11 +253,13 @@ jnum() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p" "$2" | head -n1; }
 
 setup() {
 	local p
+	FPT=$FP
+	[[ $1 == *.* ]] && FPT=$(variant "${1#*.}")
 	case $1 in
-	fp|fpvlan)
-		fp bridge create "$BR" $([[ $1 == fpvlan ]] && echo --vlan-aware) >/dev/null || return 1
+	fp|fpvlan|fp.*|fpvlan.*)
+		fp bridge create "$BR" $([[ $1 == fpvlan* ]] && echo --vlan-aware) >/dev/null || return 1
 		for p in "$IFR" "${OUTS[@]}"; do fp bridge add "$BR" "$p" >/dev/null || return 1; done
-		if [[ $1 == fpvlan ]]; then
+		if [[ $1 == fpvlan* ]]; then
 			fp bridge fdb add "$BR" "$K1MAC" vlan 1 "${OUTS[0]}" >/dev/null || return 1
 		else
 			fp bridge fdb add "$BR" "$K1MAC" "${OUTS[0]}" >/dev/null || return 1
@@ -253,8 +275,10 @@ setup() {
 	esac
 }
 teardown() {
+	FPT=$FP
+	[[ $1 == *.* ]] && FPT=$(variant "${1#*.}")
 	case $1 in
-	fp|fpvlan) fp bridge destroy "$BR" >/dev/null 2>&1 ;;
+	fp|fpvlan|fp.*|fpvlan.*) fp bridge destroy "$BR" >/dev/null 2>&1 ;;
 	linux|linuxvlan) in_r ip link del br0 2>/dev/null ;;
 	redir|redirmac) in_r ip link set dev "$IFR" xdp off 2>/dev/null ;;
 	esac
@@ -403,7 +427,7 @@ for (( round = 1; round <= ROUNDS; round++ )); do
 		if ! setup "$t" 2>"$TMP/setup.err"; then
 			log "$t: setup failed: $(tail -n 3 "$TMP/setup.err" | tr '\n' ' ')"; teardown "$t"; continue
 		fi
-		for test in uni $([[ $t == redir* ]] || echo flood); do measure "$t" "$test" "$round"; done
+		for test in uni $([[ $t == redir* ]] || echo flood); do has_test "$test" && measure "$t" "$test" "$round"; done
 		if [[ -z ${SINKS_CPU1:-} ]]; then
 			sinks_on_cpu0 || { log "could not put the sinks' NAPI on CPU0"; exit 1; }
 		fi
@@ -416,6 +440,7 @@ for (( round = 1; round <= ROUNDS; round++ )); do
 			SPIN_PID=$!
 		fi
 		for test in rate $([[ $t == redir* ]] || echo frate); do
+			has_test "$test" || continue
 			$( [[ $METHOD == max ]] && echo maxrate || echo ladder ) "$t" "$test" "$round"
 			echo "$t $test $round $BEST" >>"$TMP/best"
 			log "round $round $t $test: best passing rung $BEST fps"
@@ -475,6 +500,7 @@ ratio_cell() { # ratio_cell TEST T FILE COL BY
 			[[ -n $line ]] && echo "| $test | $t | $line | $(ratio_cell "$test" "$t" "$TMP/rounds" 0 ns) |"
 		done
 	done
+	has_test rate || has_test frate || exit 0 # (-T: the shared-CPU lab only)
 	echo
 	echo "Two-CPU lab (the switch's ingress NAPI$( (( POLL_NS > 0 )) && echo " polled every $(( POLL_NS / 1000 )) us")$([[ -n ${SINKS_CPU1:-} ]] && echo " and, as softirq, the sinks' NAPI on CPU1 (SINKS_CPU1=1); the generator on CPU0" || echo " alone on CPU1; the generator and the sinks' NAPI on CPU0")$([[ -z ${NOSPIN:-} ]] && echo "; CPU1 kept from halting")),"
 	if [[ $METHOD == max ]]; then
@@ -561,4 +587,7 @@ ratio_cell() { # ratio_cell TEST T FILE COL BY
 	[[ -n ${q:-} ]] && echo "Per second of CPU1 (the switch's NAPI kthread's own time): fp / linux **${q}x** ($lo-$hi)."
 } | tee "$TMP/table"
 [[ -n $OUT ]] && cp "$TMP/table" "$OUT"
+if [[ -n $KEEP ]]; then
+	for f in rounds best cap rungs rungs.log; do [[ -f $TMP/$f ]] && cp "$TMP/$f" "$KEEP/"; done
+fi
 exit 0

@@ -12,7 +12,7 @@
 
 #include <fastpath/abi.h>
 
-#define FP_BRIDGE_ABI 3
+#define FP_BRIDGE_ABI 4
 
 /* A bridge's own pins: ROOT/shared/bridge:NAME/, in the pin place of maps
  * several interfaces share (DESIGN.md); ':' is in no filter share's name,
@@ -129,7 +129,10 @@ static inline int fp_br_vlan_allowed(const struct fp_br_port *p, __u32 vid)
  */
 struct fp_br_learn {
 	__u32 learned;         /* learned FDB entries behind the port */
-	__u32 pad;
+	__u32 gen;             /* index 0: the FDB's generation, bumped (atomically)
+	                        * by every removal or move of an entry, by the
+	                        * stage and the CLI: each CPU's remembered
+	                        * destination is good only while it stays */
 	__u64 swept_ns;        /* index 0: bpf_ktime_get_ns of the last sweep */
 };
 FP_ABI_ASSERT(sizeof(struct fp_br_learn) == 16);

@@ -108,19 +108,34 @@ struct {
  * for its source instead of on every frame. The price: an entry changed
  * meanwhile by another CPU or by `bridge fdb del` (moved away and back,
  * removed) is corrected by this CPU's frames up to half a second later.
+ *
+ * And this CPU's last destination found in the FDB, with the FDB's
+ * generation then (fp_br_learn[0].gen, which every removal and move of an
+ * entry bumps, here and in the CLI): while the generation is the same, the
+ * entry not due to age and the half second not over, the next frame to it
+ * takes its port from here, without the FDB's hash lookup. Exact: a move
+ * or a removal is seen by the next frame (a new entry or a refreshed time
+ * changes no port a frame would take).
  */
-struct br_last_src {
+struct br_last {
 	__u8  mac[6];
 	__u16 vlan;
 	__u32 in;
-	__u32 pad;
+	__u32 dst_gen;
 	__u64 until;
+	__u8  dst_mac[6];
+	__u16 dst_vlan;
+	__u32 dst_out;
+	__u32 dst_static;
+	__u32 pad;
+	__u64 dst_seen;        /* the entry's time when it was looked up */
+	__u64 dst_until;
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct br_last_src);
+	__type(value, struct br_last);
 } fp_br_last SEC(".maps");
 #define FP_BR_LAST_NS (FP_BR_REFRESH_NS / 2)
 
@@ -156,11 +171,25 @@ static __always_inline struct fp_br_learn *port_count(__u32 ifindex, struct fp_b
 	return bpf_map_lookup_elem(&fp_br_learn, &slot);
 }
 
-/* One learned entry of port `owner` is gone: off its count. */
+/* An entry was removed or moved: the FDB's generation changes, so every
+ * CPU's remembered destination is looked up again. */
+static __always_inline void fdb_changed(void)
+{
+	__u32 zero = 0;
+	struct fp_br_learn *b = bpf_map_lookup_elem(&fp_br_learn, &zero);
+
+	if (b)
+		__sync_fetch_and_add(&b->gen, 1);
+}
+
+/* One learned entry of port `owner` is gone (or moved): off its count. */
 static __always_inline void unlearned(__u32 owner)
 {
 	struct fp_br_port *p;
-	struct fp_br_learn *l = port_count(owner, &p);
+	struct fp_br_learn *l;
+
+	fdb_changed();
+	l = port_count(owner, &p);
 
 	if (l && l->learned)
 		__sync_fetch_and_add(&l->learned, -1);
@@ -226,14 +255,11 @@ static __always_inline void sweep(__u64 now, const struct fp_br_cfg *cfg, struct
 static __always_inline int learn_entry(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
 				       const struct fp_br_cfg *cfg, struct fp_br_stats *st);
 
-/* learn_entry, unless this CPU found the same source right just now. */
-static __always_inline void learn(const __u8 *src, __u16 vlan, __u32 in, __u64 now,
-				  const struct fp_br_cfg *cfg, struct fp_br_stats *st)
+/* learn_entry, unless this CPU found the same source right just now (c:
+ * what it remembers). */
+static __always_inline void learn(struct br_last *c, const __u8 *src, __u16 vlan, __u32 in,
+				  __u64 now, const struct fp_br_cfg *cfg, struct fp_br_stats *st)
 {
-	struct br_last_src *c;
-	__u32 zero = 0;
-
-	c = bpf_map_lookup_elem(&fp_br_last, &zero);
 	if (c && now < c->until && c->in == in && c->vlan == vlan &&
 	    *(__u32 *)c->mac == *(const __u32 *)src &&
 	    *(__u16 *)(c->mac + 4) == *(const __u16 *)(src + 4))
@@ -298,6 +324,50 @@ static __always_inline int learn_entry(const __u8 *src, __u16 vlan, __u32 in, __
 		sweep(now, cfg, st);
 	} /* -EEXIST: another CPU learned it just now */
 	return 0;
+}
+
+/*
+ * The destination's port (0: unknown, or aged: then removed): this CPU's
+ * remembered one while nothing in the FDB changed (struct br_last), else
+ * the FDB's. The generation is read before the FDB, so an entry moved
+ * after that read is remembered under a generation already stale.
+ */
+static __always_inline __u32 dst_port(struct br_last *c, const struct fp_br_key *k, __u64 now,
+				      const struct fp_br_cfg *cfg, struct fp_br_stats *st)
+{
+	struct fp_br_learn *b;
+	struct fp_br_fdb *e;
+	__u32 zero = 0, gen = 0, out;
+
+	b = bpf_map_lookup_elem(&fp_br_learn, &zero);
+	if (b)
+		gen = *(volatile __u32 *)&b->gen;
+	if (c && now < c->dst_until && b && c->dst_gen == gen && c->dst_vlan == k->vlan &&
+	    *(__u32 *)c->dst_mac == *(const __u32 *)k->mac &&
+	    *(__u16 *)(c->dst_mac + 4) == *(const __u16 *)(k->mac + 4) &&
+	    (c->dst_static || !aged(c->dst_seen, now, cfg->ageing_ns)))
+		return c->dst_out;
+	e = bpf_map_lookup_elem(&fp_br_fdb, k);
+	if (!e)
+		return 0;
+	out = e->ifindex;
+	if (!(e->flags & FP_BR_FDB_STATIC) && aged(e->seen_ns, now, cfg->ageing_ns)) {
+		if (bpf_map_delete_elem(&fp_br_fdb, k) == 0) {
+			unlearned(out);
+			count(st, FP_BR_ST_AGED);
+		}
+		return 0;
+	}
+	if (c && b) {
+		copy_mac(c->dst_mac, k->mac);
+		c->dst_vlan = k->vlan;
+		c->dst_out = out;
+		c->dst_gen = gen;
+		c->dst_static = e->flags & FP_BR_FDB_STATIC;
+		c->dst_seen = e->seen_ns;
+		c->dst_until = now + FP_BR_LAST_NS;
+	}
+	return out;
 }
 
 /*
@@ -390,7 +460,7 @@ int fp_bridge(struct xdp_md *ctx)
 	struct ethhdr *eth = data;
 	struct fp_br_stats *st;
 	struct fp_br_cfg *cfg;
-	struct fp_br_fdb *e;
+	struct br_last *c;
 	struct fp_br_key k = {};
 	__u32 zero = 0, in = ctx->ingress_ifindex, out = 0, why, action;
 	__u16 vid = 0, push = 0;
@@ -435,7 +505,8 @@ int fp_bridge(struct xdp_md *ctx)
 		}
 	}
 	now = bpf_ktime_get_coarse_ns();
-	learn(eth->h_source, vid, in, now, cfg, st);
+	c = bpf_map_lookup_elem(&fp_br_last, &zero);
+	learn(c, eth->h_source, vid, in, now, cfg, st);
 	if (eth->h_dest[0] & 1)
 		goto flood;
 	copy_mac(k.mac, eth->h_dest);
@@ -447,17 +518,9 @@ int fp_bridge(struct xdp_md *ctx)
 		goto done;
 	}
 	k.vlan = vid;
-	e = bpf_map_lookup_elem(&fp_br_fdb, &k);
-	if (!e)
+	out = dst_port(c, &k, now, cfg, st);
+	if (!out)
 		goto flood;
-	out = e->ifindex;
-	if (!(e->flags & FP_BR_FDB_STATIC) && aged(e->seen_ns, now, cfg->ageing_ns)) {
-		if (bpf_map_delete_elem(&fp_br_fdb, &k) == 0) {
-			unlearned(out);
-			count(st, FP_BR_ST_AGED);
-		}
-		goto flood;
-	}
 	if (out == in) {
 		why = FP_BR_ST_DROP_HAIRPIN;
 		action = XDP_DROP;

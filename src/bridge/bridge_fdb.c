@@ -24,6 +24,15 @@ static __u64 monotonic_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/* An entry was removed or changed its port: the FDB's generation
+ * changes, as the stage's does, so that no CPU's remembered destination
+ * outlives it (bridge.bpf.c, struct br_last). */
+static void fdb_changed(const struct fp_bridge *b)
+{
+	if (b->learn)
+		__atomic_fetch_add(&b->learn[0].gen, 1, __ATOMIC_SEQ_CST);
+}
+
 /* One learned entry of port ifindex is gone: off its count, as the stage
  * does (atomically, never below zero). */
 static void unlearned(const struct fp_bridge *b, __u32 ifindex)
@@ -49,6 +58,7 @@ static int fdb_remove(const struct fp_bridge *b, const struct fp_br_key *k, stru
 
 	if (bpf_map_lookup_and_delete_elem(b->fd[BR_FDB], k, &v))
 		return -errno;
+	fdb_changed(b);
 	if (!(v.flags & FP_BR_FDB_STATIC))
 		unlearned(b, v.ifindex);
 	if (was)
@@ -168,6 +178,7 @@ int fp_bridge__fdb_add(const struct fp_bridge *b, const __u8 mac[6], __u16 vlan,
 			 ret == -E2BIG ? " (the FDB is full: 65536 entries)" : "");
 		return ret;
 	}
+	fdb_changed(b); /* (a static entry put over another: its port may change) */
 	return 0;
 }
 
@@ -212,6 +223,7 @@ void fp_bridge__forget_port(const struct fp_bridge *b, __u32 ifindex)
 		if (!bpf_map_lookup_elem(b->fd[BR_FDB], &keys[i], &v) && v.ifindex == ifindex)
 			bpf_map_delete_elem(b->fd[BR_FDB], &keys[i]);
 	}
+	fdb_changed(b);
 	free(keys);
 }
 

@@ -19,7 +19,9 @@
  * - host: a member's MAC (a bridge address) passes on down the chain;
  * - a destination whose port left the bridge passes; a multicast source
  *   is dropped;
- * - a source found right is not looked up again for half a second.
+ * - a source found right is not looked up again for half a second;
+ * - a destination found is remembered while the FDB's generation stays:
+ *   a move, a removal or an ageing is seen by the very next frame.
  * The safety limits (storm control, learning limits) are in
  * bridge_limits.c; the fixture is tests/stage/bridge_fixture.h.
  */
@@ -201,6 +203,48 @@ static void test_last_source_remembered(void **state)
 	assert_true(fdb_get(mac_a, &v) && v.ifindex == port[1]);
 }
 
+/* A destination found is remembered (per CPU) while the FDB's generation
+ * stays: a change behind the stage's back that moves no generation is
+ * not seen; a move the stage learns, a removal or a change by the CLI
+ * (which moves it) and an ageing are, by the very next frame. */
+static void test_last_destination_remembered(void **state)
+{
+	struct fp_br_key k = key(mac_b);
+	struct fp_br_fdb v = { .ifindex = port[2], .seen_ns = mono_ns() };
+
+	fdb_put(mac_b, port[1], 0, mono_ns());
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+	/* b put behind port 2 without a new generation: still port 1 */
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_fdb), &k, &v, 0), 0);
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+	fdb_changed();
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[2]);
+	/* b speaks on port 1: moved by the stage, the next frame follows */
+	run_on(1, mac_bcast, mac_b);
+	assert_int_equal(stats().n[FP_BR_ST_MOVED], 1);
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+	/* back behind port 2: a frame to b from port 2 is a hairpin */
+	run_on(2, mac_bcast, mac_b);
+	assert_result(run_on(2, mac_b, mac_c), XDP_DROP, FP_BR_ST_DROP_HAIRPIN, port[2]);
+	/* removed by the CLI (a new generation): flooded at once */
+	assert_int_equal(bpf_map_delete_elem(bpf_map__fd(br->maps.fp_br_fdb), &k), 0);
+	fdb_changed();
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
+	/* remembered, then aged: a shorter ageing time is seen at once */
+	fdb_put(mac_b, port[1], 0, mono_ns() - 2000000000ull);
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FORWARD, port[1]);
+	{
+		struct fp_br_cfg cfg = { .abi_version = FP_BRIDGE_ABI, .ageing_ns = 1000000000ull,
+					 .host_bits = fp_br_host_bit(mac_host) };
+		__u32 zero = 0;
+
+		assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_cfg), &zero, &cfg, 0),
+				 0);
+	}
+	assert_result(run_on(0, mac_b, mac_a), XDP_REDIRECT, FP_BR_ST_FLOOD, 0);
+	assert_int_equal(stats().n[FP_BR_ST_AGED], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +261,7 @@ int main(void)
 		cmocka_unit_test_setup(test_bad_source_dropped, reset),
 		cmocka_unit_test_setup(test_no_bridge_drops, reset),
 		cmocka_unit_test_setup(test_last_source_remembered, reset),
+		cmocka_unit_test_setup(test_last_destination_remembered, reset),
 	};
 
 	return cmocka_run_group_tests_name("bridge", tests, setup, teardown);

@@ -208,12 +208,26 @@ static inline int reset(void **state)
 	return 0;
 }
 
+/* The FDB's generation moves on, as the CLI's every change of the FDB
+ * moves it (the stage's remembered destination is then looked up again). */
+static inline void fdb_changed(void)
+{
+	struct fp_br_learn l;
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(br->maps.fp_br_learn), &zero, &l), 0);
+	l.gen++;
+	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_learn), &zero, &l, 0), 0);
+}
+
+/* An entry put in the FDB as the CLI does: the generation moves on. */
 static inline void fdb_put(const __u8 *mac, __u32 ifindex, __u32 flags, __u64 seen_ns)
 {
 	struct fp_br_key k = key(mac);
 	struct fp_br_fdb v = { .ifindex = ifindex, .flags = flags, .seen_ns = seen_ns };
 
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(br->maps.fp_br_fdb), &k, &v, 0), 0);
+	fdb_changed();
 }
 
 /* The entry of mac; false if there is none. */
