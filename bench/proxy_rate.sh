@@ -12,6 +12,12 @@
 #   fp-splice      fastpath proxy --data-path splice
 #   fp-copy        fastpath proxy --data-path copy
 #   fp-sockmap     fastpath proxy --data-path sockmap
+#   haproxy-busy   HAProxy's default configuration with `busy-polling`
+#                  (its poller never sleeps): the equivalent of fp-busy
+#   fp-busy        fastpath proxy --data-path splice --busy-poll
+#                  PROXY_BUSY_US (100 by default): polls without sleeping
+#                  for that long after an event, so that the load's
+#                  deliveries find it running (no wakeup of an idle CPU)
 #   fp-b           fastpath proxy --data-path splice from another build,
 #                  FP_B_BIN (not in the default targets): an A/B of two
 #                  builds, alternated round by round like every target
@@ -42,7 +48,8 @@ set -uo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
 ROUNDS=3 WINDOW=5 OUT= SMALL_C=32 BIG_C=8
-TARGETS="nginx haproxy haproxy-splice fp-splice fp-copy fp-sockmap"
+TARGETS="nginx haproxy haproxy-splice haproxy-busy fp-splice fp-busy fp-copy fp-sockmap"
+BUSY_US=${PROXY_BUSY_US:-100}
 while getopts "r:w:t:c:C:o:" c; do
 	case $c in
 	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
@@ -54,10 +61,10 @@ done
    BIG_C >= 1 && BIG_C <= 1000 )) ||
 	{ echo "proxy_rate: ROUNDS 1..20, WINDOW 1..60, connections 1..1000" >&2; exit 2; }
 declare -A PORT=([nginx]=8080 [haproxy]=8001 [fp-splice]=8002 [fp-copy]=8003 [fp-sockmap]=8004
-	[haproxy-splice]=8005 [fp-b]=8006)
+	[haproxy-splice]=8005 [fp-b]=8006 [haproxy-busy]=8007 [fp-busy]=8008)
 for t in $TARGETS; do
 	[[ -n ${PORT[$t]:-} ]] ||
-		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice fp-splice fp-copy fp-sockmap fp-b" >&2; exit 2; }
+		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice haproxy-busy fp-splice fp-busy fp-copy fp-sockmap fp-b" >&2; exit 2; }
 	[[ $t != fp-b || -x ${FP_B_BIN:-} ]] || { echo "proxy_rate: target fp-b: FP_B_BIN (a fastpath binary) not set" >&2; exit 2; }
 done
 [[ $(id -u) == 0 ]] || { echo "proxy_rate: needs root (namespaces, BPF)" >&2; exit 77; }
@@ -72,6 +79,7 @@ ulimit -n 65536 2>/dev/null || true
 NS=fpbpx$$
 TMP=$(mktemp -d /tmp/fp-bench-proxy.XXXXXX)
 PIDS=()
+declare -A PPID_OF=()
 log() { printf '[%s proxy_rate] %s\n' "$(date +%T)" "$*" >&2; }
 # ns_kill NS: ends every process in NS (TERM, then KILL after 2 s).
 ns_kill() {
@@ -84,6 +92,7 @@ ns_kill() {
 }
 cleanup() {
 	set +e
+	[[ -n ${PPID_OF[haproxy-busy]:-} ]] && kill -CONT "${PPID_OF[haproxy-busy]}" 2>/dev/null
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	# bg's "$@" is the function in_ns in a subshell: the servers are its
 	# children, so kill what runs in the namespace, not only the subshells
@@ -157,6 +166,16 @@ sed -e 's/:8001$/:8005/' -e 's/option splice-auto/option splice-request\n\toptio
 	"$TMP/haproxy.cfg" >"$TMP/haproxy-splice.cfg"
 bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy.cfg" -db
 bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy-splice.cfg" -db
+sed -e 's/:8001$/:8007/' -e 's/^\tmaxconn 5000$/\tmaxconn 5000\n\tbusy-polling/' \
+	"$TMP/haproxy.cfg" >"$TMP/haproxy-busy.cfg"
+grep -q busy-polling "$TMP/haproxy-busy.cfg" || { log "haproxy-busy.cfg: no busy-polling line"; exit 1; }
+# HAProxy's busy-polling spins for ever: it is stopped (SIGSTOP) but in its own windows
+[[ " $TARGETS " == *" haproxy-busy "* ]] &&
+	bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy-busy.cfg" -db
+[[ " $TARGETS " == *" fp-busy "* ]] &&
+	bg in_ns taskset -c "$CPU_PROXY" "$FP" proxy run --listen "127.0.0.1:${PORT[fp-busy]}" \
+		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-busy.sock" \
+		--max-conns 4096 --data-path splice --busy-poll "$BUSY_US"
 for dp in splice copy sockmap; do
 	bg in_ns taskset -c "$CPU_PROXY" "$FP" proxy run --listen "127.0.0.1:${PORT[fp-$dp]}" \
 		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-$dp.sock" \
@@ -181,7 +200,6 @@ for t in $TARGETS; do
 done
 
 # the process serving a target's port in the namespace (none for nginx: no proxy)
-declare -A PPID_OF
 for t in $TARGETS; do
 	[[ $t == nginx ]] && continue
 	want="--listen 127.0.0.1:${PORT[$t]}"
@@ -191,6 +209,9 @@ for t in $TARGETS; do
 	done
 	[[ -n ${PPID_OF[$t]:-} ]] || { log "$t: its process not found"; exit 1; }
 done
+# hold (SIGSTOP) / release (SIGCONT) a target that spins when idle (haproxy-busy)
+hold() { [[ $1 == haproxy-busy && -n ${PPID_OF[$1]:-} ]] && kill "-$2" "${PPID_OF[$1]}"; return 0; }
+hold haproxy-busy STOP
 # cpu_ticks PID: its utime+stime; cpus: busy (not steal) and all ticks of CPU 0 and 1
 cpu_ticks() { [[ -n $1 ]] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # wrk's own CPU: its subshell's cutime+cstime (wrk is waited for in it); nginx's: its worker's
@@ -206,21 +227,23 @@ for r in $(seq "$ROUNDS"); do
 		for size in small big; do
 			conns=$SMALL_C
 			[[ $size == big ]] && conns=$BIG_C
+			hold "$t" CONT
 			pt0=$(cpu_ticks "${PPID_OF[$t]:-}") c0=$(cpus) n0=$(cpu_ticks "$NGX_W")
 			wt=$( in_ns taskset -c "$CPU_LOAD" wrk -t1 -c "$conns" -d "${WINDOW}s" --latency \
 				"http://127.0.0.1:${PORT[$t]}/dock/$size" >"$TMP/wrk.$r.$size.$t" 2>&1
 				awk '{print $16 + $17}' /proc/$BASHPID/stat )
 			echo "cpu $pt0 $(cpu_ticks "${PPID_OF[$t]:-}") $c0 $(cpus)" >>"$TMP/wrk.$r.$size.$t"
 			echo "load $(( $(cpu_ticks "$NGX_W") - n0 + wt ))" >>"$TMP/wrk.$r.$size.$t"
+			hold "$t" STOP
 			log "round $r $t $size: $(grep -E 'Requests/sec' "$TMP/wrk.$r.$size.$t" | tr -s ' ')"
 		done
 	done
 done
 
-python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" "$(getconf CLK_TCK)" >"$TMP/out.md" <<'PY'
+python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" "$(getconf CLK_TCK)" "$BUSY_US" >"$TMP/out.md" <<'PY'
 import re, statistics, sys
 tmp, rounds, targets, sc, bc = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
-hz = float(sys.argv[6])
+hz, busy_us = float(sys.argv[6]), sys.argv[7]
 unit = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 def parse(path):
     """(requests/s, p99 ms, errors, proxy CPU us a request, CPU0 busy %, CPU1 busy %,
@@ -246,7 +269,8 @@ def parse(path):
 names = {"nginx": "nginx directly", "haproxy": "HAProxy 2.6 (nbthread 1, splice-auto)",
          "haproxy-splice": "HAProxy 2.6, splice-request/response",
          "fp-splice": "fastpath proxy, splice", "fp-copy": "fastpath proxy, copy",
-         "fp-sockmap": "fastpath proxy, sockmap", "fp-b": "fastpath proxy, splice (FP_B_BIN)"}
+         "fp-sockmap": "fastpath proxy, sockmap", "fp-b": "fastpath proxy, splice (FP_B_BIN)",
+         "haproxy-busy": "HAProxy 2.6, busy-polling", "fp-busy": f"fastpath proxy, splice, --busy-poll {busy_us}"}
 def ratios(res, t, ref, k):
     return [x[k] / res[ref][i][k] for i, x in enumerate(res[t]) if res[ref][i][k]]
 def mmm(v):
@@ -299,6 +323,25 @@ if fp in targets and "haproxy" in targets:
               f"100 B {mmm(ratios(s, 'nginx', 'haproxy', 0))}, 1 MiB {mmm(ratios(b, 'nginx', 'haproxy', 0))}; "
               f"fastpath splice against nginx directly: 100 B {mmm(ratios(s, fp, 'nginx', 0))}, "
               f"1 MiB {mmm(ratios(b, fp, 'nginx', 0))}.")
+if "fp-busy" in targets and "haproxy" in targets:
+    print(f"\n#### Busy polling (opt-in): fastpath --busy-poll {busy_us} against HAProxy, paired round by round\n")
+    print("The goals are judged on the table above (both proxies as configured by default); here "
+          "fastpath's `--busy-poll` against HAProxy's default and against HAProxy's `busy-polling`, "
+          "its equivalent.\n")
+    hb = "haproxy-busy" in targets
+    print("| goal | vs HAProxy (splice-auto) | met | vs HAProxy busy-polling | met |")
+    print("|---|---|---|---|---|")
+    for what, size, k, goal, better in (("requests/s, 100 B", "small", 0, 1.0, max),
+                                       ("throughput, 1 MiB", "big", 0, 1.5, max),
+                                       ("p99, 100 B", "small", 1, 1.0, min),
+                                       ("p99, 1 MiB", "big", 1, 1.0, min)):
+        cells = []
+        for ref in ("haproxy", "haproxy-busy"):
+            v = ratios(allres[size], "fp-busy", ref, k) if ref in targets else []
+            ok = v and (statistics.median(v) >= goal if better is max else statistics.median(v) <= goal)
+            cells += [mmm(v), ("**met**" if ok else "**not met**") if v else "-"]
+        sign = ">=" if better is max else "<="
+        print(f"| {what} {sign} {goal:.1f}x | " + " | ".join(cells) + " |")
 if "fp-b" in targets and fp in targets:
     s, b = allres["small"], allres["big"]
     print("\nA/B, FP_B_BIN's build against this one (fp-b / fp-splice), paired round by round: "

@@ -163,7 +163,7 @@ want capture && { . bench/run_capture.sh || exit 1; }
 # proxy-bench markers of $DOC. ONLY=proxy runs it alone.
 if want proxy; then
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-# PROXY_ROUNDS=N: more rounds (the 1 MiB goal's median and spread; each round ~50 s)
+# PROXY_ROUNDS=N: more rounds (the 1 MiB goal's median and spread; each round ~70 s)
 PROUNDS=${PROXY_ROUNDS:-$(( ROUNDS < 3 ? ROUNDS : 3 ))} PWINDOW=$(( WINDOW < 4 ? WINDOW : 4 ))
 log "proxy_rate ($PROUNDS rounds of $PWINDOW s)"
 bash bench/proxy_rate.sh -r "$PROUNDS" -w "$PWINDOW" -o "$TMP/prate.md" >/dev/null || exit 1
@@ -178,12 +178,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "Command: \`bench/proxy_rate.sh -r $PROUNDS -w $PWINDOW\`. wrk (one thread, keep-alive) against one"
 	echo "nginx over a namespace's loopback, directly and through each proxy with the Death Star's ACL"
 	echo "(allow /dock*, /comms; deny /exhaust-port* 403); every proxy on CPU 1 with one thread (HAProxy"
-	echo "\`nbthread 1\`, \`option splice-auto\`, and again with splice forced), wrk and nginx on CPU 0."
+	echo "\`nbthread 1\`, \`option splice-auto\`, again with splice forced and again with \`busy-polling\`;"
+	echo "fastpath's default, each data path, and splice with the opt-in \`--busy-poll\`), wrk and nginx on CPU 0."
 	echo "Rounds interleaved; medians; ratios to HAProxy paired round by round; the proxy's own CPU time"
 	echo "per request, the load's (wrk's and nginx's: the work a proxy makes CPU 0 do) and each CPU's busy"
 	echo "share over the windows (the load's, CPU 0, bounds every proxy when near 100%). Goals:"
 	echo "requests/s >= HAProxy on 100 B, >= 1.5x its throughput on 1 MiB, p99 no worse: the goals"
-	echo "table at the end."
+	echo "table at the end, judged on both proxies' default configurations; then busy polling on both."
 	cat "$TMP/prate.md"
 	echo "<!-- proxy-bench:end -->"
 } >"$TMP/psection.md"

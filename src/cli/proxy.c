@@ -164,6 +164,7 @@ static int do_run(struct cli *cli, int argc, char **argv)
 		{ "transparent", no_argument, NULL, 'T' },
 		{ "body-timeout", required_argument, NULL, 'B' },
 		{ "data-path", required_argument, NULL, 'd' },
+		{ "busy-poll", required_argument, NULL, 'p' },
 		{ 0 },
 	};
 	struct fp_px_config cfg = { .control_path = CONTROL_DEFAULT, .max_conns = 1024,
@@ -229,6 +230,11 @@ static int do_run(struct cli *cli, int argc, char **argv)
 			if (fp_px_data_path__parse(optarg, &cfg.data_path))
 				return cli_usage(cli, "--data-path '%s': expected splice, copy or sockmap",
 						 optarg);
+			break;
+		case 'p':
+			if (parse_uint(optarg, 0, 1000000, &cfg.busy_poll_us))
+				return cli_usage(cli, "--busy-poll '%s': expected 0..1000000 microseconds "
+						 "(0: off)", optarg);
 			break;
 		case ':':
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
@@ -520,10 +526,12 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 static const struct cli_verb verbs[] = {
 	{ "run", "--listen ADDR:PORT --backend ADDR:PORT[,ADDR:PORT...] --policy FILE "
 		 "[--transparent] [--control PATH] [--max-conns N] [--header-timeout SEC] [--body-timeout SEC] "
-		 "[--access-log FILE|-] [--cookie-key FILE] [--data-path splice|copy|sockmap]",
+		 "[--access-log FILE|-] [--cookie-key FILE] [--data-path splice|copy|sockmap] "
+		 "[--busy-poll USEC]",
 	  "run the proxy in the foreground until SIGINT/SIGTERM (SIGHUP reloads); --transparent: "
 	  "take connections an nft tproxy rule diverts (IP_TRANSPARENT), sent to their original "
-	  "destination when no --backend is given", do_run },
+	  "destination when no --backend is given; --busy-poll USEC: poll without sleeping for "
+	  "up to USEC after the last event (0, the default: off; spends CPU, saves wakeups)", do_run },
 	{ "check", "FILE", "check a policy file: every error as FILE:LINE:COL (exit 2)", do_check },
 	{ "reload", "[--control PATH]", "make a running proxy read its policy again", do_reload },
 	{ "stats", "[--control PATH] [--watch [SECONDS]]",

@@ -107,6 +107,7 @@ struct px_server {
 	struct fp_http_req req;            /* scratch: the head being decided */
 	char path[FP_HTTP_MAX_HEAD_DEFAULT * 2];
 	struct proxy_sockmap_bpf *skel;    /* --data-path sockmap: the verdict and maps */
+	uint64_t busy_seen_us;             /* --busy-poll: when an event was last seen */
 };
 
 /* The backend socket's epoll tag: c's address + 1, so that the event loop

@@ -50,6 +50,7 @@ struct fp_px_config {
 	bool transparent;          /* IP_TRANSPARENT listener (TPROXY); with no backends,
 				    * each connection goes to its original destination */
 	enum fp_px_data_path data_path;
+	unsigned busy_poll_us;     /* 0: off; else poll without sleeping this long after an event */
 };
 
 /* Counters of one rule (or the default: index n_rules). */
