@@ -5,7 +5,16 @@
  * only the lb is then reloaded.
  *
  *   lb_meta      ARRAY[1]   struct fp_lb_meta (the stage's settings)
- *   lb_vips      HASH       struct fp_lb_vip_key -> struct fp_lb_vip
+ *   lb_vips      HASH       struct fp_lb_vip_key -> struct fp_lb_vip: the
+ *                VIPs as the user half keeps them (the BPF half reads
+ *                lb_vip_index)
+ *   lb_vip_index ARRAY_OF_MAPS[1]: the VIPs as packets find them, an inner
+ *                ARRAY of FP_LB_VIP_ENTRIES struct fp_lb_vip_slot (entry
+ *                0 the header: its seed; slot n at entry 1 + n), indexed
+ *                by fp_lb_vip_home with at most FP_LB_VIP_PROBES probes.
+ *                Rebuilt aside from lb_vips after each change and switched
+ *                in with one update: a packet sees the old VIPs or the
+ *                new ones, never half of either.
  *   lb_tables    ARRAY_OF_MAPS[FP_LB_MAX_VIPS], by vip index: the VIP's
  *                Maglev table, an inner ARRAY (BPF_F_INNER_MAP, so sizes
  *                differ) of table_size __u32 backend indexes. A changed
@@ -29,7 +38,7 @@
 
 #include <fastpath/abi.h>
 
-#define FP_LB_ABI 3
+#define FP_LB_ABI 4
 
 #define FP_LB_MAX_VIPS          512
 #define FP_LB_MAX_BACKENDS      16384  /* (VIP, backend) pairs on an interface */
@@ -37,6 +46,10 @@
 #define FP_LB_CONNS_DEFAULT     (1u << 20) /* flows lb_conns holds; `lb load --conns N` */
 #define FP_LB_WAYS              4          /* flows a bucket of lb_conns holds */
 #define FP_LB_NO_BACKEND        0xffffffffu /* a table slot with no backend */
+
+#define FP_LB_VIP_SLOTS         2048  /* lb_vip_index's slots: 4 x FP_LB_MAX_VIPS, a power of two */
+#define FP_LB_VIP_PROBES        8     /* slots a lookup reads at most from its home */
+#define FP_LB_VIP_ENTRIES       (1 + FP_LB_VIP_SLOTS + FP_LB_VIP_PROBES - 1) /* no wrap */
 
 /* fp_lb_meta.flags */
 enum { FP_LB_META_SRC4 = 1,   /* src4 is set: v4 outer sources vary within it */
@@ -82,6 +95,41 @@ struct fp_lb_vip {
 	__u32 serial;          /* backend-set changes of this VIP */
 };
 FP_ABI_ASSERT(sizeof(struct fp_lb_vip) == 16);
+
+/*
+ * A slot of lb_vip_index's inner array: a VIP's key and value (key.family
+ * 0: empty, and a lookup stops there). Entry 0 is the header: only its
+ * seed counts, the one fp_lb_vip_home of every slot was placed with (the
+ * builder tries seeds until every VIP lies within FP_LB_VIP_PROBES of its
+ * home). The program hashes the key itself (a few multiplies: no jhash,
+ * the lookups are inlined array lookups).
+ */
+struct fp_lb_vip_slot {
+	struct fp_lb_vip_key key;
+	struct fp_lb_vip     vip;
+	__u32 seed;            /* the header's; 0 in the slots */
+};
+FP_ABI_ASSERT(sizeof(struct fp_lb_vip_slot) == 40);
+
+/* The address's part of a VIP key's hash (shared by the exact and the
+ * port-any key of a packet): its 16 bytes as two words. */
+static inline __u64 fp_lb_vip_hash_addr(__u64 a0, __u64 a1)
+{
+	return a0 * 0x9e3779b97f4a7c15ull + a1 * 0xc2b2ae3d27d4eb4full;
+}
+
+/* The home slot (0..FP_LB_VIP_SLOTS-1; entry 1 + home) of a key whose
+ * address hashed to ha, with its port (host order), proto and family. */
+static inline __u32 fp_lb_vip_home(__u64 ha, __u16 port, __u8 proto, __u8 family, __u32 seed)
+{
+	__u64 h = ha + ((__u64)((__u32)port | (__u32)proto << 16 | (__u32)family << 24) ^ seed) *
+		       0x165667b19e3779f9ull;
+
+	h ^= h >> 32;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 29;
+	return (__u32)(h >> 32) & (FP_LB_VIP_SLOTS - 1);
+}
 
 /* fp_lb_backend.flags */
 enum { FP_LB_BE_USED  = 1,  /* the entry is in use */

@@ -23,7 +23,7 @@
 
 const char *const fp_lb_map_names[LB_MAPS] = {
 	"lb_meta", "lb_vips", "lb_tables", "lb_backends", "lb_conns", "lb_vip_stats",
-	"lb_be_stats", "lb_counters", "lb_tx_ports",
+	"lb_be_stats", "lb_counters", "lb_tx_ports", "lb_vip_index",
 };
 
 static struct fp_lb *lb_new(const char *ifname)

@@ -4,9 +4,14 @@
  * the first write; a backend-set change builds the VIP's new table aside
  * and switches it in with one write, and an error leaves the old state.
  *
- * Order of writes (what a packet in flight may see):
- *   vip add      empty table into lb_tables[i], then the lb_vips entry
- *   vip del      the lb_vips entry goes, then its backends, then the table
+ * Order of writes (what a packet in flight may see): packets find VIPs
+ * in lb_vip_index, rebuilt from lb_vips after each change of lb_vips and
+ * switched in with one write (lb_vip_index.c); an index that cannot be
+ * built puts lb_vips back as it was.
+ *   vip add      empty table into lb_tables[i], then the lb_vips entry and
+ *                the index
+ *   vip del      the lb_vips entry and the index, then its backends, then
+ *                the table
  *   backend add/drain/down/up   the entry (gen bumped on add; DOWN set, so
  *                the BPF half drops its connections), then the new table
  *   backend del  the new table (without it), then the entry is freed
@@ -21,6 +26,7 @@
 
 #include "lb/lb_internal.h"
 #include "lb/lb_table.h"
+#include "lb/lb_vip_index.h"
 #include "lb/maglev.h"
 
 static void no_vip_msg(const struct fp_lb *lb, const struct fp_lb_vip_key *k, char *err,
@@ -128,6 +134,12 @@ int fp_lb__vip_add(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u32 flags,
 		bpf_map_delete_elem(lb->fd[LB_TABLES], &vip.index);
 		goto out;
 	}
+	ret = fp_lb_vip_index_publish(lb->fd[LB_VIPS], lb->fd[LB_VIP_INDEX], err, errlen);
+	if (ret) {
+		bpf_map_delete_elem(lb->fd[LB_VIPS], k);
+		bpf_map_delete_elem(lb->fd[LB_TABLES], &vip.index);
+		goto out;
+	}
 	fp_lb_bump_serial(lb);
 	if (out)
 		*out = vip;
@@ -159,6 +171,11 @@ int fp_lb__vip_del(struct fp_lb *lb, const struct fp_lb_vip_key *k, char *err, s
 	if (bpf_map_delete_elem(lb->fd[LB_VIPS], k)) {
 		ret = -errno;
 		snprintf(err, errlen, "deleting the VIP failed: %s", strerror(-ret));
+		goto out;
+	}
+	ret = fp_lb_vip_index_publish(lb->fd[LB_VIPS], lb->fd[LB_VIP_INDEX], err, errlen);
+	if (ret) {
+		bpf_map_update_elem(lb->fd[LB_VIPS], k, &vip, BPF_NOEXIST); /* as it was */
 		goto out;
 	}
 	/* its backends are free again (gen kept: the next use bumps it) */
@@ -352,8 +369,14 @@ int fp_lb__backend(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u8 af,
 		bpf_map_update_elem(lb->fd[LB_BACKENDS], &i, b, 0);
 	r.changed = true;
 	r.table_id = fp_lb_map_id(fd);
+	/* the serial (the dump's) follows the table; a failure to publish it
+	 * leaves the packets the old serial, and the change is still made */
 	vip.serial++;
-	bpf_map_update_elem(lb->fd[LB_VIPS], k, &vip, BPF_EXIST);
+	if (!bpf_map_update_elem(lb->fd[LB_VIPS], k, &vip, BPF_EXIST) &&
+	    fp_lb_vip_index_publish(lb->fd[LB_VIPS], lb->fd[LB_VIP_INDEX], r.note, sizeof(r.note))) {
+		vip.serial--;
+		bpf_map_update_elem(lb->fd[LB_VIPS], k, &vip, BPF_EXIST);
+	}
 	fp_lb_bump_serial(lb);
 	if (op == FP_LB_OP_ADD)
 		add_egress(lb, b, &r);

@@ -10,24 +10,56 @@
 #include "lb_pkt.h"
 #include "lb_maps.h"
 
+/* The slot of the key (address words a0 a1 hashing to ha, port, proto,
+ * family) in the inner array vi placed with seed: from its home on, up to
+ * FP_LB_VIP_PROBES slots, stopping at an empty one. NULL: not a VIP. */
+static __always_inline struct fp_lb_vip_slot *lb_vip_probe(void *vi, __u64 ha, __u64 a0, __u64 a1,
+							   __u16 port, __u8 proto, __u8 family,
+							   __u32 seed)
+{
+	__u32 e = 1 + fp_lb_vip_home(ha, port, proto, family, seed);
+
+#pragma unroll
+	for (int i = 0; i < FP_LB_VIP_PROBES; i++) {
+		__u32 k = e + i;
+		struct fp_lb_vip_slot *sl = bpf_map_lookup_elem(vi, &k);
+
+		if (!sl || !sl->key.family)
+			return NULL;
+		if (((const lb_w64 *)sl->key.addr)[0] == a0 &&
+		    ((const lb_w64 *)sl->key.addr)[1] == a1 && sl->key.port == port &&
+		    sl->key.proto == proto && sl->key.family == family)
+			return sl;
+	}
+	return NULL;
+}
+
 /* The VIP of (addr, port, proto): the exact key, then the address's
- * port-any VIP (port 0). Copies it into s; 0 when there is none. */
+ * port-any VIP (port 0), in the VIP index lb_vip_index holds now (one
+ * inner array throughout, so both lookups see the same VIPs). Copies it
+ * into s; 0 when there is none. */
 static __always_inline int lb_find_vip(struct lb_state *s, const __u8 *addr, __u8 family,
 				       __u8 proto, __u16 port)
 {
-	struct fp_lb_vip_key key = { .port = port, .proto = proto, .family = family };
-	struct fp_lb_vip *vip;
+	__u64 a0 = ((const lb_w64 *)addr)[0], a1 = ((const lb_w64 *)addr)[1], ha;
+	struct fp_lb_vip_slot *hdr, *sl = NULL;
+	__u32 zero = 0;
+	void *vi = bpf_map_lookup_elem(&lb_vip_index, &zero);
 
-	lb_copy16(key.addr, addr);
-	vip = port ? bpf_map_lookup_elem(&lb_vips, &key) : NULL;
-	if (!vip) {
-		key.port = 0;
-		vip = bpf_map_lookup_elem(&lb_vips, &key);
-		if (!vip)
-			return 0;
-	}
-	s->vip = *vip;
-	s->vip_index = vip->index;
+	if (!vi)
+		return 0;
+	hdr = bpf_map_lookup_elem(vi, &zero);
+	if (!hdr)
+		return 0;
+	ha = fp_lb_vip_hash_addr(a0, a1);
+	if (port)
+		sl = lb_vip_probe(vi, ha, a0, a1, port, proto, family, hdr->seed);
+	if (!sl)
+		sl = lb_vip_probe(vi, ha, a0, a1, 0, proto, family, hdr->seed);
+	if (!sl)
+		return 0;
+	s->vip = sl->vip;
+	s->vip_index = sl->vip.index;
 	return 1;
 }
 

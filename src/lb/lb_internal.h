@@ -11,7 +11,7 @@ extern const struct fp_stage_ops fp_stage_lb;
 /* The maps by pin name, in this order (fp_lb.fd[]). */
 enum lb_map {
 	LB_META, LB_VIPS, LB_TABLES, LB_BACKENDS, LB_CONNS, LB_VIP_STATS, LB_BE_STATS,
-	LB_COUNTERS, LB_TX_PORTS, LB_MAPS,
+	LB_COUNTERS, LB_TX_PORTS, LB_VIP_INDEX, LB_MAPS,
 };
 extern const char *const fp_lb_map_names[LB_MAPS];
 

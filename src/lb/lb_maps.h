@@ -25,6 +25,24 @@ struct {
 	__type(value, struct fp_lb_vip);
 } lb_vips SEC(".maps");
 
+/* The template of lb_vip_index's inner array. Not BPF_F_INNER_MAP: every
+ * inner array has the same size, so the verifier inlines its lookups.
+ * (value_size, not a BTF type: clang-14 gives the struct only as a
+ * forward declaration here.) */
+struct lb_vip_array {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_LB_VIP_ENTRIES);
+	__type(key, __u32);
+	__uint(value_size, sizeof(struct fp_lb_vip_slot));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct lb_vip_array);
+} lb_vip_index SEC(".maps");
+
 /* The template of a VIP's Maglev table; each VIP's has its own size. */
 struct lb_table {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -14,6 +14,7 @@
 
 #include <fastpath/abi.h>
 #include "lb/maglev.h"
+#include "lb/lb_vip_index.h"
 #include "common/lb_fixture.h"
 #include "entry.skel.h"
 #include "lb.skel.h"
@@ -155,6 +156,8 @@ int lbf_reset(struct lb_fixture *f)
 	fd = bpf_map__fd(f->lb->maps.lb_vips);
 	for (int n = 0; n < FP_LB_MAX_VIPS && !bpf_map_get_next_key(fd, NULL, &vk); n++)
 		bpf_map_delete_elem(fd, &vk);
+	if (lbf_publish_vips(f))
+		return -1;
 	for (__u32 i = 0; i < LBF_MAX_VIP; i++)
 		bpf_map_delete_elem(bpf_map__fd(f->lb->maps.lb_tables), &i);
 	for (__u32 i = 0; i < LBF_MAX_BE; i++)
@@ -177,7 +180,32 @@ int lbf_vip(struct lb_fixture *f, const char *addr, uint16_t port, uint8_t proto
 	k.family = lbf_addr(addr, k.addr);
 	if (!k.family)
 		return -EINVAL;
-	return bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_vips), &k, &v, 0) ? -errno : 0;
+	if (bpf_map_update_elem(bpf_map__fd(f->lb->maps.lb_vips), &k, &v, 0))
+		return -errno;
+	return lbf_publish_vips(f);
+}
+
+int lbf_vip_del(struct lb_fixture *f, const char *addr, uint16_t port, uint8_t proto)
+{
+	struct fp_lb_vip_key k = { .port = port, .proto = proto };
+
+	k.family = lbf_addr(addr, k.addr);
+	if (!k.family)
+		return -EINVAL;
+	if (bpf_map_delete_elem(bpf_map__fd(f->lb->maps.lb_vips), &k))
+		return -errno;
+	return lbf_publish_vips(f);
+}
+
+int lbf_publish_vips(struct lb_fixture *f)
+{
+	char err[256];
+	int rc = fp_lb_vip_index_publish(bpf_map__fd(f->lb->maps.lb_vips),
+					 bpf_map__fd(f->lb->maps.lb_vip_index), err, sizeof(err));
+
+	if (rc)
+		fprintf(stderr, "lb fixture: %s\n", err);
+	return rc;
 }
 
 int lbf_backend(struct lb_fixture *f, uint32_t index, const char *addr, uint32_t vip_index,

@@ -49,8 +49,13 @@ int lbf_reset(struct lb_fixture *f);
 /* "a.b.c.d" or an IPv6 text into 16 bytes (IPv4 in 0..3); its family, 0 on error. */
 int lbf_addr(const char *text, uint8_t out[16]);
 
+/* A VIP into lb_vips, then the index packets find it by (lb_vip_index)
+ * rebuilt and switched in, as `lb vip add` does. */
 int lbf_vip(struct lb_fixture *f, const char *addr, uint16_t port, uint8_t proto, uint32_t flags,
 	    uint32_t index, uint32_t table_size, uint32_t serial);
+int lbf_vip_del(struct lb_fixture *f, const char *addr, uint16_t port, uint8_t proto);
+/* lb_vip_index rebuilt from lb_vips and switched in. */
+int lbf_publish_vips(struct lb_fixture *f);
 int lbf_backend(struct lb_fixture *f, uint32_t index, const char *addr, uint32_t vip_index,
 		uint8_t flags, uint32_t gen);
 /* The VIP's Maglev table over backend entries be[0..n-1] (weights w, NULL:
