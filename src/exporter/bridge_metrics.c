@@ -7,6 +7,7 @@
 
 #include "bridge/bridge.h"
 #include "exporter/metrics.h"
+#include "filter/filter.h"
 #include "exporter/stage_metrics.h"
 #include "pipeline/pipeline.h"
 
@@ -82,6 +83,10 @@ void fp_metrics__bridges(FILE *f, const char *bpffs, uint64_t *errors, char *err
 			ret = snap(b, names[i], &s[got]);
 		if (!ret) {
 			got++;
+		} else if (fp_errno_is_perm(ret)) {
+			/* its ports' pipelines count this user's permission error already */
+			if (opened)
+				snap_free(&s[got]);
 		} else {
 			if (!msg[0])
 				snprintf(msg, sizeof(msg), "bridge %s: reading it failed: %s", names[i],

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exporter/metrics.h"
+#include "filter/filter.h"
 #include "exporter/stage_metrics.h"
 #include "lb/lb.h"
 #include "status/status.h"
@@ -149,8 +150,10 @@ void fp_metrics__lbs(FILE *f, const char *bpffs, uint64_t *errors, char *err, si
 
 		msg[0] = 0;
 		ret = fp_lb__open(names[i], bpffs, &lb, msg, sizeof(msg));
-		if (ret == -ENOENT)
-			continue; /* no lb on it */
+		/* no lb on it; or pins this user may not read, which the pipeline's
+		 * scrape counted for the interface already (one error, one log line) */
+		if (ret == -ENOENT || fp_errno_is_perm(ret))
+			continue;
 		if (!ret && !(ret = snap(lb, names[i], &s[got]))) {
 			got++;
 		} else {
