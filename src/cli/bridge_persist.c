@@ -465,15 +465,11 @@ int bridge_do_save(struct cli *cli, int argc, char **argv)
 
 	if (ret || (ret = bridge_name_arg(cli, argv[1])))
 		return ret;
-	if (!strcmp(path, "-") && out_is_json())
-		return cli_usage(cli, "save writes a configuration file, not JSON: give FILE, or "
-				      "drop -j");
 	if ((ret = read_running(cli->bpffs, argv[1], &c, err, sizeof(err))))
 		return cli_fail(cli, "%s", err);
 	s.name = argv[1];
-	if (!strcmp(path, "-"))
-		ret = write_conf(stdout, &s) ? cli_fail(cli, "writing stdout failed") : CLI_OK;
-	else if (!(ret = cli_replace_file(cli, path, write_conf, &s))) {
+	ret = cli_save(cli, path, "a configuration file", write_conf, &s);
+	if (!ret && strcmp(path, "-")) {
 		out_obj_begin();
 		out_str("bridge", argv[1]);
 		out_str("file", path);

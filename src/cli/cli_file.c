@@ -57,3 +57,13 @@ int cli_test_fail_edit(size_t n, char *err, size_t errlen)
 	snprintf(err, errlen, "FASTPATH_TEST_FAIL_EDIT=%zu made it fail", n);
 	return -EIO;
 }
+
+int cli_save(const struct cli *cli, const char *path, const char *what,
+	     int (*write)(FILE *f, void *arg), void *arg)
+{
+	if (strcmp(path, "-"))
+		return cli_replace_file(cli, path, write, arg);
+	if (out_is_json())
+		return cli_usage(cli, "save writes %s, not JSON: give FILE, or drop -j", what);
+	return write(stdout, arg) ? cli_fail(cli, "writing stdout failed") : CLI_OK;
+}

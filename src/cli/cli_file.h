@@ -24,4 +24,10 @@ int cli_test_fail_edit(size_t n, char *err, size_t errlen);
 int cli_replace_file(const struct cli *cli, const char *path, int (*write)(FILE *f, void *arg),
 		     void *arg);
 
+/* What a save verb does with its FILE argument: "-" writes to stdout (a
+ * usage error with -j: `what` is a file, not JSON), anything else is
+ * replaced as cli_replace_file does. CLI_OK, or the failure printed. */
+int cli_save(const struct cli *cli, const char *path, const char *what,
+	     int (*write)(FILE *f, void *arg), void *arg);
+
 #endif

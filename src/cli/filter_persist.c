@@ -232,16 +232,8 @@ int filter_do_save(struct cli *cli, int argc, char **argv)
 	}
 	if (!fp_filter__state(f, &st))
 		w.gen = st.serial;
-	if (!strcmp(path, "-")) {
-		if (out_is_json()) {
-			ret = cli_usage(cli, "save writes a rule file, not JSON: give FILE, or drop -j");
-			goto out;
-		}
-		ret = write_set(stdout, &w) ? cli_fail(cli, "writing stdout failed") : CLI_OK;
-		goto out;
-	}
-	ret = cli_replace_file(cli, path, write_set, &w);
-	if (ret)
+	ret = cli_save(cli, path, "a rule file", write_set, &w);
+	if (ret || !strcmp(path, "-"))
 		goto out;
 	out_obj_begin();
 	out_str("iface", argv[1]);

@@ -526,9 +526,6 @@ int lb_do_save(struct cli *cli, int argc, char **argv)
 
 	if (ret)
 		return ret;
-	if (!strcmp(path, "-") && out_is_json())
-		return cli_usage(cli, "save writes a configuration file, not JSON: give FILE, or "
-				      "drop -j");
 	if ((ret = lb_cli_open(cli, argv[1], &lb)))
 		return ret;
 	s.ifname = argv[1];
@@ -536,9 +533,8 @@ int lb_do_save(struct cli *cli, int argc, char **argv)
 	fp_lb__close(lb);
 	if (ret)
 		return cli_fail(cli, "%s", err);
-	if (!strcmp(path, "-"))
-		ret = write_conf(stdout, &s) ? cli_fail(cli, "writing stdout failed") : CLI_OK;
-	else if (!(ret = cli_replace_file(cli, path, write_conf, &s))) {
+	ret = cli_save(cli, path, "a configuration file", write_conf, &s);
+	if (!ret && strcmp(path, "-")) {
 		out_obj_begin();
 		out_str("iface", argv[1]);
 		out_str("file", path);
