@@ -98,14 +98,7 @@ expect 1 bridge apply "$B2" "$T/other.conf" &&
 check "... no bridge $B2, ${P[3]} free again" bash -c "! ip netns exec $ns $FASTPATH bridge show $B2 >/dev/null 2>&1 && ip netns exec $ns $FASTPATH bridge add $BR ${P[3]} >/dev/null && ip netns exec $ns $FASTPATH bridge del $BR ${P[3]} >/dev/null"
 
 # ---- the shipped unit: it verifies, its commands do what they say ----------------
-if command -v systemd-analyze >/dev/null; then
-	mkdir -p "$T/units"
-	sed "s#/usr/local/sbin/fastpath#$FASTPATH#g" "$E2E_REPO/systemd/fastpath-bridge@.service" >"$T/units/fastpath-bridge@$BR.service"
-	(cd "$T/units" && systemd-analyze verify --man=no "./fastpath-bridge@$BR.service") >"$T/verify" 2>&1 || true
-	check "systemd-analyze verify fastpath-bridge@: no complaint ($(head -c 300 "$T/verify"))" test ! -s "$T/verify"
-else
-	e2e_log "no systemd-analyze: the unit file not verified"
-fi
+e2e_unit_verify fastpath-bridge@.service "$BR"
 unitcmd() { sed -n "s/^$1=//p" "$E2E_REPO/systemd/fastpath-bridge@.service" |
 	sed "s#/usr/local/sbin/fastpath#$FASTPATH#; s#/etc/fastpath/bridge-%i.conf#$T/unit.conf#; s#%i#$BR#g"; }
 cp "$T/now.conf" "$T/unit.conf"

@@ -159,14 +159,7 @@ check "completion: apply's options" test "$(comp fastpath lb apply --d)" = --dry
 check "completion: save's interface, one with an lb" test "$(comp "$(basename "$FASTPATH")" lb save '')" = "$va"
 
 # ---- the shipped unit: it verifies, and its commands do what they say -------------
-if command -v systemd-analyze >/dev/null; then
-	mkdir -p "$T/units"
-	sed "s#/usr/local/sbin/fastpath#$FASTPATH#g" "$E2E_REPO/systemd/fastpath-lb@.service" >"$T/units/fastpath-lb@$va.service"
-	(cd "$T/units" && systemd-analyze verify --man=no "./fastpath-lb@$va.service") >"$T/verify" 2>&1 || true
-	check "systemd-analyze verify fastpath-lb@: no complaint ($(head -c 300 "$T/verify"))" test ! -s "$T/verify"
-else
-	e2e_log "no systemd-analyze: the unit file not verified"
-fi
+e2e_unit_verify fastpath-lb@.service "$va"
 unitcmd() { sed -n "s/^$1=//p" "$E2E_REPO/systemd/fastpath-lb@.service" |
 	sed "s#/usr/local/sbin/fastpath#$FASTPATH#; s#/etc/fastpath/lb-%I.conf#$T/unit.conf#; s#%I#$va#g; s#\\\$FASTPATH_LB_LOAD_OPTS##"; }
 # (the checker's downs are saved as up: put them up so the lb equals its file)

@@ -248,6 +248,23 @@ e2e_done() {
 	e2e_pass
 }
 
+# e2e_unit_verify TEMPLATE INSTANCE: systemd-analyze verifies the shipped
+# unit systemd/TEMPLATE (e.g. fastpath-lb@.service) as INSTANCE, with this
+# build's binary in its commands (an e2e_check; logged, not checked, on a
+# host without systemd-analyze).
+e2e_unit_verify() {
+	local tpl=$1 inst=$2 d=$E2E_TMP/units unit
+	if ! command -v systemd-analyze >/dev/null; then
+		e2e_log "no systemd-analyze: $tpl not verified"
+		return 0
+	fi
+	unit=${tpl/@./@$inst.}
+	mkdir -p "$d"
+	sed "s#/usr/local/sbin/fastpath#$FASTPATH#g" "$E2E_REPO/systemd/$tpl" >"$d/$unit"
+	(cd "$d" && systemd-analyze verify --man=no "./$unit") >"$d/verify" 2>&1 || true
+	e2e_check "systemd-analyze verify $tpl: no complaint ($(head -c 300 "$d/verify"))" test ! -s "$d/verify"
+}
+
 # e2e_defer CMD...: runs CMD at cleanup (last registered runs first).
 e2e_defer() {
 	local q
