@@ -58,8 +58,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct exporter *ex = cls;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
-	char *text, msg[512];
-	size_t len;
+	char *text, *more, *all, msg[512], smsg[512];
+	size_t len, mlen;
+	FILE *f;
 	int err;
 
 	(void)version;
@@ -72,42 +73,41 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			     "GET, HEAD");
 	if (upload_size && *upload_size) /* a GET with a body: ignore it */
 		*upload_size = 0;
+	/* the lbs', bridges' and proxies' families first, so that the errors
+	 * they count are in this scrape's fastpath_scrape_errors_total; their
+	 * text goes after the pipeline's */
+	more = NULL;
+	mlen = 0;
+	smsg[0] = 0;
+	f = open_memstream(&more, &mlen);
+	if (f) {
+		fp_metrics__lbs(f, ex->bpffs, &ex->errors, smsg, sizeof(smsg));
+		fp_metrics__bridges(f, ex->bpffs, &ex->errors, smsg, sizeof(smsg));
+		if (ex->n_proxies)
+			fp_metrics__proxies(f, ex->proxies, ex->n_proxies);
+		fclose(f);
+	}
 	err = fp_metrics__scrape(ex->bpffs, &ex->errors, &text, &len, msg, sizeof(msg));
+	if (!msg[0])
+		snprintf(msg, sizeof(msg), "%s", smsg);
 	/* an error goes to the log once, not at every scrape; the counter
 	 * fastpath_scrape_errors_total counts every one */
 	if (msg[0] && strcmp(msg, ex->logged))
 		fprintf(stderr, "fastpath exporter: scrape error: %s\n", msg);
 	snprintf(ex->logged, sizeof(ex->logged), "%s", msg);
 	if (err) {
+		free(more);
 		out_dbg(1, "scrape failed: %s", strerror(-err));
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "scrape failed\n", NULL);
 	}
 	ex->scrapes++;
-	{ /* the lbs', bridges' and proxies' families after the pipeline's */
-		char *more = NULL, *all;
-		size_t mlen = 0;
-		FILE *f = open_memstream(&more, &mlen);
-
-		msg[0] = 0;
-		if (f) {
-			fp_metrics__lbs(f, ex->bpffs, &ex->errors, msg, sizeof(msg));
-			fp_metrics__bridges(f, ex->bpffs, &ex->errors, msg, sizeof(msg));
-			if (ex->n_proxies)
-				fp_metrics__proxies(f, ex->proxies, ex->n_proxies);
-			fclose(f);
-		}
-		if (msg[0] && strcmp(msg, ex->logged))
-			fprintf(stderr, "fastpath exporter: scrape error: %s\n", msg);
-		if (msg[0])
-			snprintf(ex->logged, sizeof(ex->logged), "%s", msg);
-		all = more ? realloc(text, len + mlen + 1) : NULL;
-		if (all) {
-			memcpy(all + len, more, mlen + 1);
-			text = all;
-			len += mlen;
-		}
-		free(more);
+	all = more ? realloc(text, len + mlen + 1) : NULL;
+	if (all) {
+		memcpy(all + len, more, mlen + 1);
+		text = all;
+		len += mlen;
 	}
+	free(more);
 	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(text);

@@ -190,6 +190,9 @@ int fp_lb__open(const char *ifname, const char *bpffs, struct fp_lb **out, char 
 	if (ret) {
 		snprintf(err, errlen, "the lb's pins on %s are incomplete (%s); `fastpath lb "
 			 "unload %s` and load again", ifname, strerror(-ret), ifname);
+		/* not -ENOENT, which callers read as "no lb here" */
+		if (ret == -ENOENT)
+			ret = -EUCLEAN;
 		goto fail;
 	}
 	ret = fp_read_abi(lb->fd[LB_META], &abi);

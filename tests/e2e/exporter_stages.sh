@@ -7,6 +7,8 @@
 # traffic (nothing moves in between: IPv6 is off on the hosts); the
 # backends' states and weights are those of `lb list`. lb load warns when
 # the host does not forward IP (the kernel then refuses the lb's next hops).
+# An lb whose pins cannot be read counts in fastpath_scrape_errors_total of
+# the scrape that met it, and its error is logged once, not at every scrape.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 e2e_require curl python3 promtool
@@ -112,4 +114,21 @@ sys.exit(1 if bad else 0)
 PY
 check "every lb and bridge value is what lb stats / lb list / bridge stats say" \
 	python3 "$T/cmp.py" "$T/m.txt" "$T/lb.json" "$T/list.json" "$T/br.json" "$va" "$V" "$BR"
+
+# ---- an lb that cannot be read: counted in the same scrape, logged once ----------
+# its meta map swapped for a map of another layout ("loaded by another version")
+meta=$(find "$FASTPATH_BPFFS" -name lb_meta | head -1)
+[[ -n $meta ]] || e2e_fail "no lb_meta pin under $FASTPATH_BPFFS"
+rm -f "$meta"
+bpftool map create "$meta" type array key 4 value 4 entries 1 name not_lb_meta ||
+	e2e_fail "bpftool map create $meta failed"
+for i in 1 2; do
+	ip netns exec "$a" curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$T/bad$i.txt" ||
+		e2e_fail "curl (broken lb, $i) failed"
+done
+check "a broken lb counts in the scrape that met it (1, then 2)" \
+	test "$(awk '/^fastpath_scrape_errors_total/ {print $2}' "$T/bad1.txt" "$T/bad2.txt" | tr '\n' ,)" = 1,2,
+check "the broken lb is logged once over two scrapes ($(cat "$T/exporter.log"))" \
+	test "$(grep -c 'scrape error: .*lb' "$T/exporter.log")" = 1
+check "the bridge's families are still there" grep -q '^fastpath_bridge_port_frames_total' "$T/bad2.txt"
 e2e_done
