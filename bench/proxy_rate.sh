@@ -206,7 +206,9 @@ for dp in splice copy sockmap; do
 done
 for m in splice copy; do
 	[[ " $TARGETS " == *" relay-$m "* ]] || continue
-	bg in_ns taskset -c "$CPU_PROXY" "$RELAY" $([[ $m == splice ]] && echo --splice) --max-conns 4096 \
+	mode=()
+	[[ $m == splice ]] && mode=(--splice)
+	bg in_ns taskset -c "$CPU_PROXY" "$RELAY" "${mode[@]}" --max-conns 4096 \
 		"127.0.0.1:${PORT[relay-$m]}" 127.0.0.1:8080
 done
 [[ " $TARGETS " == *" fp-b "* ]] &&
