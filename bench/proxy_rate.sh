@@ -21,60 +21,83 @@
 #   fp-b           fastpath proxy --data-path splice from another build,
 #                  FP_B_BIN (not in the default targets): an A/B of two
 #                  builds, alternated round by round like every target
+#   relay-splice   bench/proxy_relay --splice (build/bench/proxy_relay,
+#                  RELAY_BIN): a bare TCP relay, no HTTP work at all, bytes
+#                  moved both ways through 256 KiB pipes as they come: the
+#                  floor by ablation, what a proxy that only moves the bytes
+#                  makes (no ACL: not checked for the 403); not in the
+#                  default targets
+#   relay-copy     the same relay copying through a 64 KiB buffer
 #
-#   bench/proxy_rate.sh [-r ROUNDS] [-w WINDOW_S] [-t "target ..."] [-c SMALL_CONNS] [-C BIG_CONNS] [-o OUT.md]
+#   bench/proxy_rate.sh [-p load|server] [-r ROUNDS] [-w WINDOW_S] [-t "target ..."]
+#                       [-c SMALL_CONNS] [-C BIG_CONNS] [-o OUT.md]
 #
 # Two responses: small (100 bytes) and large (1 MiB), each on keep-alive
-# connections (wrk -t1). CPUs: every proxy on CPU 1 (one thread each), wrk
-# and nginx on CPU 0 (on two CPUs the proxy then has a CPU of its own, and
-# loopback's receive work runs on the sender's CPU either way). Rounds are
-# interleaved (every target once a round, the order rotated); reported per
-# target: requests/s and p99 latency (medians of rounds), the response
-# bytes' rate for 1 MiB, and the ratio to HAProxy paired round by round
-# (median of the rounds' ratios); where the CPU went: the proxy process's
-# own CPU time per request (utime+stime from /proc, kernel work in its
-# system calls included), the load's CPU time per request (wrk's and
-# nginx's utime+stime, the loopback deliveries and ACKs run in their
-# system calls included: the work a proxy makes CPU 0 do, which does not
-# depend on who else runs) and each CPU's busy share over the window (the
-# load side, CPU 0, is the bound when it is near 100% and CPU 1 is not).
+# connections (wrk -t1). Every proxy runs on CPU 1 (one thread each) and
+# wrk on CPU 0; where nginx runs is the placement (-p, or PROXY_PLACEMENT):
+#   load    nginx on CPU 0 with wrk (the default, the earlier sessions'
+#           lab): the proxy has CPU 1 to itself, and CPU 0 (load generator
+#           and backend) bounds every proxy that spends less than HAProxy's
+#           default, so the ratios are capped by CPU 0, not set by the proxy
+#   server  nginx on CPU 1 with the proxy (a proxy in front of a local
+#           backend; wrk alone is the world): the server host, proxy and
+#           backend, is the bound, so a proxy's cost shows as requests/s.
+#           `nginx` then is wrk on CPU 0 to nginx on CPU 1.
+# A loopback send's receive work runs on the sender's CPU, so the CPU that
+# sends a segment also delivers it (in `load` CPU 0 delivers nginx's bytes
+# into the proxy's socket). Rounds are interleaved (every target once a
+# round, the order rotated); reported per target: requests/s and p99
+# latency (medians of rounds), the response bytes' rate for 1 MiB, and the
+# ratio to HAProxy paired round by round (median of the rounds' ratios);
+# where the CPU went: the proxy process's own CPU time per request
+# (utime+stime from /proc, kernel work in its system calls included),
+# nginx's (its worker's) and wrk's (each with the loopback deliveries and
+# ACKs run in its system calls) and each CPU's busy share over the window
+# (the CPU near 100% is the bound).
 # Then the goals, fastpath's default data path (splice) against HAProxy,
-# each ratio paired round by round: median (min-max) and met or not; and
-# the ceiling row: nginx directly against HAProxy. A target with socket
-# errors or non-2xx answers in a round is marked. Output: markdown tables
-# (stdout, and OUT.md).
+# each ratio paired round by round: median (min-max) and met or not; the
+# ceiling row (nginx directly against HAProxy) and, with relay-splice, the
+# floor: the relay against HAProxy and fastpath against the relay. A target
+# with socket errors or non-2xx answers in a round is marked. Output:
+# markdown tables (stdout, and OUT.md).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FP=${FP_BIN:-$REPO/build/fastpath}
-ROUNDS=3 WINDOW=5 OUT= SMALL_C=32 BIG_C=8
+RELAY=${RELAY_BIN:-$REPO/build/bench/proxy_relay}
+ROUNDS=3 WINDOW=5 OUT= SMALL_C=32 BIG_C=8 PLACE=${PROXY_PLACEMENT:-load}
 TARGETS="nginx haproxy haproxy-splice haproxy-busy fp-splice fp-busy fp-copy fp-sockmap"
 BUSY_US=${PROXY_BUSY_US:-100}
-while getopts "r:w:t:c:C:o:" c; do
+while getopts "r:w:t:c:C:o:p:" c; do
 	case $c in
 	r) ROUNDS=$OPTARG ;; w) WINDOW=$OPTARG ;; t) TARGETS=$OPTARG ;; o) OUT=$OPTARG ;;
-	c) SMALL_C=$OPTARG ;; C) BIG_C=$OPTARG ;;
-	*) echo "usage: $0 [-r ROUNDS] [-w WINDOW_S] [-t 'target ...'] [-c N] [-C N] [-o OUT.md]" >&2; exit 2 ;;
+	c) SMALL_C=$OPTARG ;; C) BIG_C=$OPTARG ;; p) PLACE=$OPTARG ;;
+	*) echo "usage: $0 [-p load|server] [-r ROUNDS] [-w WINDOW_S] [-t 'target ...'] [-c N] [-C N] [-o OUT.md]" >&2; exit 2 ;;
 	esac
 done
+[[ $PLACE == load || $PLACE == server ]] || { echo "proxy_rate: -p $PLACE: load or server" >&2; exit 2; }
 (( ROUNDS >= 1 && ROUNDS <= 20 && WINDOW >= 1 && WINDOW <= 60 && SMALL_C >= 1 && SMALL_C <= 1000 &&
    BIG_C >= 1 && BIG_C <= 1000 )) ||
 	{ echo "proxy_rate: ROUNDS 1..20, WINDOW 1..60, connections 1..1000" >&2; exit 2; }
 declare -A PORT=([nginx]=8080 [haproxy]=8001 [fp-splice]=8002 [fp-copy]=8003 [fp-sockmap]=8004
-	[haproxy-splice]=8005 [fp-b]=8006 [haproxy-busy]=8007 [fp-busy]=8008)
+	[haproxy-splice]=8005 [fp-b]=8006 [haproxy-busy]=8007 [fp-busy]=8008 [relay-splice]=8009 [relay-copy]=8010)
 for t in $TARGETS; do
 	[[ -n ${PORT[$t]:-} ]] ||
-		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice haproxy-busy fp-splice fp-busy fp-copy fp-sockmap fp-b" >&2; exit 2; }
+		{ echo "proxy_rate: target '$t': nginx haproxy haproxy-splice haproxy-busy fp-splice fp-busy fp-copy fp-sockmap fp-b relay-splice relay-copy" >&2; exit 2; }
 	[[ $t != fp-b || -x ${FP_B_BIN:-} ]] || { echo "proxy_rate: target fp-b: FP_B_BIN (a fastpath binary) not set" >&2; exit 2; }
+	[[ $t != relay-* || -x $RELAY ]] || { echo "proxy_rate: target $t: $RELAY missing (make build/bench/proxy_relay)" >&2; exit 2; }
 done
 [[ $(id -u) == 0 ]] || { echo "proxy_rate: needs root (namespaces, BPF)" >&2; exit 77; }
 for b in wrk nginx haproxy taskset python3; do
 	command -v "$b" >/dev/null || { echo "proxy_rate: $b missing (scripts/deps.sh bench)" >&2; exit 77; }
 done
 [[ -x $FP ]] || { echo "proxy_rate: $FP missing; run make" >&2; exit 2; }
-CPU_PROXY=1 CPU_LOAD=0
+# load: wrk and nginx on CPU 0, the proxy on CPU 1; server: wrk on CPU 0,
+# nginx and the proxy on CPU 1
+CPU_PROXY=1 CPU_LOAD=0 CPU_NGINX=0
+[[ $PLACE == server ]] && CPU_NGINX=1
 ulimit -n 65536 2>/dev/null || true
-(( $(nproc) >= 2 )) || CPU_PROXY=0
+(( $(nproc) >= 2 )) || CPU_PROXY=0 CPU_NGINX=0
 
 NS=fpbpx$$
 TMP=$(mktemp -d /tmp/fp-bench-proxy.XXXXXX)
@@ -161,7 +184,7 @@ allow GET,POST path /dock*
 allow path /comms
 deny path /exhaust-port* status 403
 POL
-bg in_ns taskset -c "$CPU_LOAD" nginx -p "$TMP/nginx" -c "$TMP/nginx.conf" -g 'daemon off;'
+bg in_ns taskset -c "$CPU_NGINX" nginx -p "$TMP/nginx" -c "$TMP/nginx.conf" -g 'daemon off;'
 sed -e 's/:8001$/:8005/' -e 's/option splice-auto/option splice-request\n\toption splice-response/' \
 	"$TMP/haproxy.cfg" >"$TMP/haproxy-splice.cfg"
 bg in_ns taskset -c "$CPU_PROXY" haproxy -f "$TMP/haproxy.cfg" -db
@@ -181,6 +204,13 @@ for dp in splice copy sockmap; do
 		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-$dp.sock" \
 		--max-conns 4096 --data-path "$dp"
 done
+for m in splice copy; do
+	[[ " $TARGETS " == *" relay-$m "* ]] || continue
+	mode=()
+	[[ $m == splice ]] && mode=(--splice)
+	bg in_ns taskset -c "$CPU_PROXY" "$RELAY" "${mode[@]}" --max-conns 4096 \
+		"127.0.0.1:${PORT[relay-$m]}" 127.0.0.1:8080
+done
 [[ " $TARGETS " == *" fp-b "* ]] &&
 	bg in_ns taskset -c "$CPU_PROXY" "$FP_B_BIN" proxy run --listen "127.0.0.1:${PORT[fp-b]}" \
 		--backend 127.0.0.1:8080 --policy "$TMP/policy" --control "$TMP/ctl-b.sock" \
@@ -196,7 +226,8 @@ for t in $TARGETS; do
 	in_ns curl -s -o "$TMP/check" "http://127.0.0.1:${PORT[$t]}/dock/big"
 	cmp -s "$TMP/check" "$TMP/www/dock/big" || { log "$t: /dock/big differs from nginx's file"; exit 1; }
 	st=$(in_ns curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORT[$t]}/exhaust-port/")
-	[[ $t == nginx || $st == 403 ]] || { log "$t: the exhaust port answered $st"; exit 1; }
+	# the relays have no ACL: they pass it on (nginx's 200)
+	[[ $t == nginx || $t == relay-* || $st == 403 ]] || { log "$t: the exhaust port answered $st"; exit 1; }
 done
 
 # the process serving a target's port in the namespace (none for nginx: no proxy)
@@ -204,6 +235,7 @@ for t in $TARGETS; do
 	[[ $t == nginx ]] && continue
 	want="--listen 127.0.0.1:${PORT[$t]}"
 	[[ $t == haproxy* ]] && want="$TMP/$t.cfg"
+	[[ $t == relay-* ]] && want=" 127.0.0.1:${PORT[$t]} "
 	for p in $(ip netns pids "$NS"); do
 		tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$want" && PPID_OF[$t]=$p
 	done
@@ -218,6 +250,7 @@ cpu_ticks() { [[ -n $1 ]] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null
 NGX_W=$(pgrep -P "$(cat "$TMP/nginx.pid")" | head -1)
 cpus() { awk '/^cpu[01] /{printf "%d %d ", $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 
+log "placement $PLACE: wrk on CPU $CPU_LOAD, nginx on CPU $CPU_NGINX, proxies on CPU $CPU_PROXY"
 log "$ROUNDS rounds of ${WINDOW} s: $TARGETS (small: $SMALL_C connections, 1 MiB: $BIG_C)"
 tlist=($TARGETS)
 for r in $(seq "$ROUNDS"); do
@@ -233,44 +266,48 @@ for r in $(seq "$ROUNDS"); do
 				"http://127.0.0.1:${PORT[$t]}/dock/$size" >"$TMP/wrk.$r.$size.$t" 2>&1
 				awk '{print $16 + $17}' /proc/$BASHPID/stat )
 			echo "cpu $pt0 $(cpu_ticks "${PPID_OF[$t]:-}") $c0 $(cpus)" >>"$TMP/wrk.$r.$size.$t"
-			echo "load $(( $(cpu_ticks "$NGX_W") - n0 + wt ))" >>"$TMP/wrk.$r.$size.$t"
+			echo "load $(( $(cpu_ticks "$NGX_W") - n0 + wt )) $(( $(cpu_ticks "$NGX_W") - n0 ))" >>"$TMP/wrk.$r.$size.$t"
 			hold "$t" STOP
 			log "round $r $t $size: $(grep -E 'Requests/sec' "$TMP/wrk.$r.$size.$t" | tr -s ' ')"
 		done
 	done
 done
 
-python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" "$(getconf CLK_TCK)" "$BUSY_US" >"$TMP/out.md" <<'PY'
+python3 - "$TMP" "$ROUNDS" "$TARGETS" "$SMALL_C" "$BIG_C" "$(getconf CLK_TCK)" "$BUSY_US" "$PLACE" >"$TMP/out.md" <<'PY'
 import re, statistics, sys
 tmp, rounds, targets, sc, bc = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], sys.argv[5]
-hz, busy_us = float(sys.argv[6]), sys.argv[7]
+hz, busy_us, place = float(sys.argv[6]), sys.argv[7], sys.argv[8]
+where = {"load": "placement `load`: wrk and nginx on CPU 0, the proxy alone on CPU 1",
+         "server": "placement `server`: wrk alone on CPU 0, nginx and the proxy on CPU 1"}[place]
 unit = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 def parse(path):
     """(requests/s, p99 ms, errors, proxy CPU us a request, CPU0 busy %, CPU1 busy %,
-    the load's (wrk's and nginx's) CPU us a request)"""
+    wrk's and nginx's CPU us a request, nginx's alone)"""
     t = open(path).read()
     m = re.search(r"Requests/sec:\s*([\d.]+)", t)
     p = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", t, re.M)
     n = re.search(r"^\s*(\d+) requests in", t, re.M)
     c = re.search(r"^cpu (.*)$", t, re.M)
-    ld = re.search(r"^load (\d+)$", t, re.M)
+    ld = re.search(r"^load (\d+) (\d+)$", t, re.M)
     bad = bool(re.search(r"Socket errors|Non-2xx", t))
-    us = b0 = b1 = lus = float("nan")
+    us = b0 = b1 = lus = nus = float("nan")
     if c and n and int(n.group(1)):
         v = [float(x) for x in c.group(1).split()]
         us = (v[1] - v[0]) / hz * 1e6 / int(n.group(1))
         if ld:
             lus = int(ld.group(1)) / hz * 1e6 / int(n.group(1))
+            nus = int(ld.group(2)) / hz * 1e6 / int(n.group(1))
         if len(v) == 10 and v[7] > v[3] and v[9] > v[5]:
             b0 = 100 * (v[6] - v[2]) / (v[7] - v[3])
             b1 = 100 * (v[8] - v[4]) / (v[9] - v[5])
     return (float(m.group(1)) if m else 0.0, float(p.group(1)) * unit[p.group(2)] if p else float("nan"),
-            bad, us, b0, b1, lus)
+            bad, us, b0, b1, lus, nus)
 names = {"nginx": "nginx directly", "haproxy": "HAProxy 2.6 (nbthread 1, splice-auto)",
          "haproxy-splice": "HAProxy 2.6, splice-request/response",
          "fp-splice": "fastpath proxy, splice", "fp-copy": "fastpath proxy, copy",
          "fp-sockmap": "fastpath proxy, sockmap", "fp-b": "fastpath proxy, splice (FP_B_BIN)",
-         "haproxy-busy": "HAProxy 2.6, busy-polling", "fp-busy": f"fastpath proxy, splice, --busy-poll {busy_us}"}
+         "haproxy-busy": "HAProxy 2.6, busy-polling", "fp-busy": f"fastpath proxy, splice, --busy-poll {busy_us}",
+         "relay-splice": "bare relay, splice (no HTTP: the floor)", "relay-copy": "bare relay, copy (no HTTP)"}
 def ratios(res, t, ref, k):
     return [x[k] / res[ref][i][k] for i, x in enumerate(res[t]) if res[ref][i][k]]
 def mmm(v):
@@ -279,13 +316,13 @@ allres = {}
 for size, title, conns in (("small", "100-byte responses", sc), ("big", "1 MiB responses", bc)):
     res = {t: [parse(f"{tmp}/wrk.{r}.{size}.{t}") for r in range(1, rounds + 1)] for t in targets}
     allres[size] = res
-    print(f"\n#### {title} (wrk -t1 -c {conns}, keep-alive)\n")
+    print(f"\n#### {title}, {where} (wrk -t1 -c {conns}, keep-alive)\n")
     hdr = "| target | requests/s | p99 ms |"
     if size == "big":
         hdr += " Gbit/s |"
     if "haproxy" in targets:
         hdr += " req/s vs HAProxy | p99 vs HAProxy |"
-    hdr += " proxy CPU us/req | load CPU us/req | CPU0 / CPU1 busy |"
+    hdr += " proxy CPU us/req | nginx CPU us/req | wrk CPU us/req | CPU0 / CPU1 busy |"
     print(hdr)
     print("|" + "---|" * (hdr.count("|") - 1))
     for t in targets:
@@ -299,14 +336,15 @@ for size, title, conns in (("small", "100-byte responses", sc), ("big", "1 MiB r
             row += f" {statistics.median(ratios(res, t, 'haproxy', 0)):.2f}x |"
             row += f" {statistics.median(ratios(res, t, 'haproxy', 1)):.2f}x |"
         cpu = "-" if t == "nginx" else f"{med(3):,.1f}"
-        row += f" {cpu} | {med(6):,.0f} | {med(4):.0f}% / {med(5):.0f}% |"
+        wrk = statistics.median(x[6] - x[7] for x in res[t])
+        row += f" {cpu} | {med(7):,.0f} | {wrk:,.0f} | {med(4):.0f}% / {med(5):.0f}% |"
         print(row)
     per = " ".join(f"{t}:" + "/".join(f"{x[0]:.0f}" for x in res[t]) for t in targets)
     print(f"\nRequests/s by round: {per}")
 fp = "fp-splice"
 if fp in targets and "haproxy" in targets:
     s, b = allres["small"], allres["big"]
-    print(f"\n#### Goals: fastpath proxy (splice, the default) against HAProxy, paired round by round\n")
+    print(f"\n#### Goals, {where}: fastpath proxy (splice, the default) against HAProxy, paired round by round\n")
     print("| goal | vs HAProxy (splice-auto): median (min-max) | met | vs HAProxy, splice forced |")
     print("|---|---|---|---|")
     for what, size, k, goal, better in (("requests/s, 100 B", "small", 0, 1.0, max),
@@ -323,6 +361,19 @@ if fp in targets and "haproxy" in targets:
               f"100 B {mmm(ratios(s, 'nginx', 'haproxy', 0))}, 1 MiB {mmm(ratios(b, 'nginx', 'haproxy', 0))}; "
               f"fastpath splice against nginx directly: 100 B {mmm(ratios(s, fp, 'nginx', 0))}, "
               f"1 MiB {mmm(ratios(b, fp, 'nginx', 0))}.")
+if "relay-splice" in targets and "haproxy" in targets:
+    s, b = allres["small"], allres["big"]
+    print("\nThe floor (a bare relay: no HTTP work, bytes moved as they come; what a proxy that only "
+          f"moves the bytes makes in this {place} placement): relay splice against HAProxy, paired: 100 B {mmm(ratios(s, 'relay-splice', 'haproxy', 0))}, "
+          f"1 MiB {mmm(ratios(b, 'relay-splice', 'haproxy', 0))}; p99 100 B {mmm(ratios(s, 'relay-splice', 'haproxy', 1))}, "
+          f"1 MiB {mmm(ratios(b, 'relay-splice', 'haproxy', 1))}.")
+    if fp in targets:
+        print(f"fastpath splice against the relay splice, paired: 100 B {mmm(ratios(s, fp, 'relay-splice', 0))}, "
+              f"1 MiB {mmm(ratios(b, fp, 'relay-splice', 0))}; the proxy's CPU a request 100 B "
+              f"{mmm(ratios(s, fp, 'relay-splice', 3))}, 1 MiB {mmm(ratios(b, fp, 'relay-splice', 3))}.")
+    if "relay-copy" in targets and "fp-copy" in targets:
+        print(f"fastpath copy against the relay copy, paired: 100 B {mmm(ratios(s, 'fp-copy', 'relay-copy', 0))}, "
+              f"1 MiB {mmm(ratios(b, 'fp-copy', 'relay-copy', 0))}.")
 if "fp-busy" in targets and "haproxy" in targets:
     print(f"\n#### Busy polling (opt-in): fastpath --busy-poll {busy_us} against HAProxy, paired round by round\n")
     print("The goals are judged on the table above (both proxies as configured by default); here "
