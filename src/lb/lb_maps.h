@@ -111,10 +111,9 @@ struct {
 #define LB_HOP_TTL_NS 1000000000ull
 
 struct lb_hop {
-	__u8  addr[16];        /* the backend address it was looked up for */
-	__u8  dmac[6];
-	__u8  smac[6];
+	__u8  mac[12];         /* destination, then source MAC (lb_put_l2's) */
 	__u32 ifindex;         /* egress */
+	__u8  addr[16];        /* the backend address it was looked up for */
 	__u32 iif;             /* ingress it was looked up from */
 	__u32 ok_len;          /* the largest outer tot_len the lookups passed */
 	__u8  family;

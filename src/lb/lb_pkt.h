@@ -99,13 +99,4 @@ static __always_inline __u16 lb_ipv4_csum(const void *hdr)
 	return lb_csum_fold(sum);
 }
 
-/* RFC 1624 eqn. 3: a checksum after one 16-bit word changed from old to
- * new (all three as they lie in memory). */
-static __always_inline __u16 lb_csum_replace16(__u16 check, __u16 old, __u16 new)
-{
-	__u32 sum = (__u16)~check + (__u16)~old + (__u32)new;
-
-	return lb_csum_fold(sum);
-}
-
 #endif
