@@ -273,11 +273,25 @@ static __always_inline int lb_next_hop(struct xdp_md *ctx, struct bpf_fib_lookup
 {
 	__u32 i = s->be_index;
 	struct lb_hop *h = bpf_map_lookup_elem(&lb_hops, &i);
-	__u64 now = bpf_ktime_get_coarse_ns();
-	int same, rc;
+	__u64 tick = bpf_jiffies64(), now = 0;
+	int same = 0, rc;
 
-	same = h && h->iif == ctx->ingress_ifindex && h->family == s->be.family &&
-	       now - h->stamp_ns < LB_HOP_TTL_NS && lb_eq16(h->addr, s->be.addr);
+	if (h && h->iif == ctx->ingress_ifindex && h->family == s->be.family &&
+	    lb_eq16(h->addr, s->be.addr)) {
+		/* The coarse clock moves only with the tick: within the tick
+		 * in which the entry was last found fresh it still is, and
+		 * the clock (a helper call) is read once a tick, not once a
+		 * packet (bpf_jiffies64 is one load, inlined). */
+		if (h->fresh_jiffies == tick) {
+			same = 1;
+		} else {
+			now = bpf_ktime_get_coarse_ns();
+			if (now - h->stamp_ns < LB_HOP_TTL_NS) {
+				same = 1;
+				h->fresh_jiffies = tick;
+			}
+		}
+	}
 	if (same && tot_len <= h->ok_len) {
 		*macs = h->mac;
 		fib->ifindex = h->ifindex;
@@ -296,7 +310,8 @@ static __always_inline int lb_next_hop(struct xdp_md *ctx, struct bpf_fib_lookup
 		lb_copy16(h->addr, s->be.addr);
 		h->iif = ctx->ingress_ifindex;
 		h->family = s->be.family;
-		h->stamp_ns = now;
+		h->stamp_ns = now ? now : bpf_ktime_get_coarse_ns();
+		h->fresh_jiffies = tick;
 	}
 	/* when same, a longer packet than before (else the cache had answered) */
 	h->ok_len = tot_len;
