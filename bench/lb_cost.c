@@ -8,8 +8,10 @@
  *   build/bench/lb_cost [-a] [-e] [-f FLOWS] [-r REPEAT]
  *
  * -e: the established flow's whole way only (and the not-VIP frame and the
- * prelude it is corrected by), one line "established NS notvip NS": quick
- * enough to alternate builds round by round, and to profile (perf record).
+ * prelude it is corrected by), one line "established NS notvip NS raw NS"
+ * (raw: with the prelude, not corrected; builds compare by it as well, the
+ * prelude being the same): quick enough to alternate builds round by
+ * round, and to profile (perf record).
  *
  * A repeated run (BPF_PROG_TEST_RUN repeat) works on one buffer, and the
  * lb moves the frame's head: the second run would see the encapsulated
@@ -207,7 +209,8 @@ int main(int argc, char **argv)
 	     r->bss->restores - restores0 != repeat - 1) && off_path("the restored established flow"))
 		return 1;
 	if (only_est) {
-		printf("established %.1f notvip %.1f\n", r_est - (r_notvip - notvip), notvip);
+		printf("established %.1f notvip %.1f raw %.1f\n", r_est - (r_notvip - notvip), notvip,
+		       r_est);
 		lb_restore_bpf__destroy(r);
 		lbf_close(&f);
 		return 0;
