@@ -4,8 +4,8 @@
 # measures each two ways: in the shared-CPU lab of bench/lb_rate.sh beside
 # nft DNAT in the same run (paired by round), and by BPF_PROG_TEST_RUN
 # (build/bench/lb_cost -a: the established flow's whole way, repeated;
-# the variants' builds alternate round by round, each round the least of
-# 3 runs, the median of COST_ROUNDS rounds). Not part of `make bench`: it
+# the variants' builds alternate round by round, each round the median
+# of 3 runs, the median of COST_ROUNDS rounds). Not part of `make bench`: it
 # builds the tree five times.
 #
 #   bench/lb_ablate.sh [-r ROUNDS] [-w WINDOW_S] [-c COST_ROUNDS] [-n] [-o OUT.md]
@@ -86,14 +86,19 @@ exec 9>"$LOCK"
 flock 9
 for ((i = 1; i <= CROUNDS; i++)); do
 	for v in $VARIANTS; do
-		# the least of 3 runs: what other work on the CPUs adds is never negative
+		# the median of 3 runs (each figure less the prelude's own, timed
+		# apart: the least would pick the runs whose prelude timing was high)
 		for k in 1 2 3; do
 			"$TMP/$v/build/bench/lb_cost" -a -r 300000 -f 5000 >"$TMP/$v.cost" 2>"$TMP/$v.costerr" 9>&- ||
 				{ cat "$TMP/$v.costerr" >&2; exit 1; }
 			awk -F'|' '/^\| established flow, the whole way/ { e = $3 + 0 }
 				/^\| new flow, the whole way/ { n = $3 + 0 }
 				END { print e, n }' "$TMP/$v.cost"
-		done | sort -n -k1 | awk 'NR == 1 { e = $1 } { if (NR == 1 || $2 < n) n = $2 } END { print e, n }' >>"$TMP/$v.costs"
+		done | awk '{ e[NR] = $1; n[NR] = $2 } END {
+			for (i = 1; i <= 3; i++) { a = 0; b = 0
+				for (j = 1; j <= 3; j++) { a += e[j] < e[i] || (e[j] == e[i] && j < i); b += n[j] < n[i] || (n[j] == n[i] && j < i) }
+				if (a == 1) me = e[i]; if (b == 1) mn = n[i] }
+			print me, mn }' >>"$TMP/$v.costs"
 	done
 	log "test-run round $i of $CROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 done
@@ -132,7 +137,7 @@ fi
 	echo "Command: \`bench/lb_ablate.sh -r $ROUNDS -w $WINDOW -c $CROUNDS$( ((LAB)) || echo " -n")\` at $(cd "$REPO" && git rev-parse --short HEAD)," \
 	     "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 	echo
-	echo "By BPF_PROG_TEST_RUN (build/bench/lb_cost -a -r 300000 -f 5000, the least of 3 runs a round, $CROUNDS rounds, builds alternating):"
+	echo "By BPF_PROG_TEST_RUN (build/bench/lb_cost -a -r 300000 -f 5000, the median of 3 runs a round, $CROUNDS rounds, builds alternating):"
 	echo
 	cat "$TMP/cost.md"
 	if ((LAB)); then
