@@ -26,7 +26,8 @@
 #               what is left is fp_entry's parse, the tail call, the VIP
 #               lookup, the stats and XDP_TX: the floor of this design
 # The bench lock (FP_BENCH_LOCK, /tmp/fp-bench.lock) is taken for the
-# test-run rounds, then for each lb_rate.sh call. Figures: docs/benchmarks.md, "lb: where the ns go".
+# test-run rounds, then for each lb_rate.sh call. Figures: docs/benchmarks.md,
+# "lb: the established flow, fifth session" (and the earlier "lb:" sections).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
