@@ -4,8 +4,9 @@
 # measures each two ways: in the shared-CPU lab of bench/lb_rate.sh beside
 # nft DNAT in the same run (paired by round), and by BPF_PROG_TEST_RUN
 # (build/bench/lb_cost -a: the established flow's whole way, repeated;
-# the variants' builds alternate round by round, the median of COST_ROUNDS
-# rounds). Not part of `make bench`: it builds the tree five times.
+# the variants' builds alternate round by round, each round the median
+# of 3 runs, the median of COST_ROUNDS rounds). Not part of `make bench`: it
+# builds the tree five times.
 #
 #   bench/lb_ablate.sh [-r ROUNDS] [-w WINDOW_S] [-c COST_ROUNDS] [-n] [-o OUT.md]
 #
@@ -25,7 +26,8 @@
 #               what is left is fp_entry's parse, the tail call, the VIP
 #               lookup, the stats and XDP_TX: the floor of this design
 # The bench lock (FP_BENCH_LOCK, /tmp/fp-bench.lock) is taken for the
-# test-run rounds, then for each lb_rate.sh call. Figures: docs/benchmarks.md, "lb: where the ns go".
+# test-run rounds, then for each lb_rate.sh call. Figures: docs/benchmarks.md,
+# "lb: the established flow, fifth session" (and the earlier "lb:" sections).
 set -uo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -45,8 +47,8 @@ log() { printf '[%s lb_ablate] %s\n' "$(date +%T)" "$*" >&2; }
 
 BPF=src/lb/lb.bpf.c FLOW=src/lb/lb_flow.h
 NOINSERT='s/\tif \(b\)\n\t\tlb_record\(b, way < FP_LB_WAYS \? way : lb_victim\(b\), tag, s, slot, be->gen\);\n/\t(void)tag;\n/'
-NOFIB='s/\tswitch \(lb_next_hop\(ctx, &fib, s, osrc, pkt->len \+ outer, pkt->l3\)\) \{/\t__builtin_memcpy(fib.dmac, l2.src, 6);\n\t__builtin_memcpy(fib.smac, l2.dst, 6);\n\tfib.ifindex = ctx->ingress_ifindex;\n\tswitch (BPF_FIB_LKUP_RET_SUCCESS) {/'
-NOENCAP='s/\t\trc = lb_encap\(ctx, pkt, s, &l2, fib.dmac, fib.smac, osrc\);\n/\t\trc = lb_put_l2(ctx, &l2, fib.dmac, fib.smac, LB_ETH_P_IP) < 0 ? FP_LB_C_ERROR : LB_GO;\n/'
+NOFIB='s/\tswitch \(lb_next_hop\(ctx, &fib, s, osrc, pkt->len \+ outer, pkt->l3, macbuf, &macs\)\) \{/\t__builtin_memcpy(macbuf, l2.mac + 6, 6);\n\t__builtin_memcpy(macbuf + 6, l2.mac, 6);\n\tfib.ifindex = ctx->ingress_ifindex;\n\tswitch (BPF_FIB_LKUP_RET_SUCCESS) {/'
+NOENCAP='s/\t\trc = lb_encap\(ctx, pkt, s, &l2, macs, osrc\);\n/\t\trc = lb_put_l2(ctx, &l2, macs, LB_ETH_P_IP) < 0 ? FP_LB_C_ERROR : LB_GO;\n/'
 NOPICK='s/\t\treason = lb_pick_backend\(&s\);\n/\t\t{ s.be.family = 4; s.be_index = 0; s.hash = 0; asm volatile("" : "+r"(s.be_index)); s.vs = lb_stats(&lb_vip_stats, s.vip_index); s.bs = lb_stats(&lb_be_stats, s.be_index); }\n/'
 
 # variant NAME FILE:EDIT...: build/fastpath of the working tree with the edits
@@ -85,11 +87,19 @@ exec 9>"$LOCK"
 flock 9
 for ((i = 1; i <= CROUNDS; i++)); do
 	for v in $VARIANTS; do
-		"$TMP/$v/build/bench/lb_cost" -a -r 300000 -f 5000 >"$TMP/$v.cost" 2>"$TMP/$v.costerr" 9>&- ||
-			{ cat "$TMP/$v.costerr" >&2; exit 1; }
-		awk -F'|' '/^\| established flow, the whole way/ { e = $3 + 0 }
-			/^\| new flow, the whole way/ { n = $3 + 0 }
-			END { print e, n }' "$TMP/$v.cost" >>"$TMP/$v.costs"
+		# the median of 3 runs (each figure less the prelude's own, timed
+		# apart: the least would pick the runs whose prelude timing was high)
+		for k in 1 2 3; do
+			"$TMP/$v/build/bench/lb_cost" -a -r 300000 -f 5000 >"$TMP/$v.cost" 2>"$TMP/$v.costerr" 9>&- ||
+				{ cat "$TMP/$v.costerr" >&2; exit 1; }
+			awk -F'|' '/^\| established flow, the whole way/ { e = $3 + 0 }
+				/^\| new flow, the whole way/ { n = $3 + 0 }
+				END { print e, n }' "$TMP/$v.cost"
+		done | awk '{ e[NR] = $1; n[NR] = $2 } END {
+			for (i = 1; i <= 3; i++) { a = 0; b = 0
+				for (j = 1; j <= 3; j++) { a += e[j] < e[i] || (e[j] == e[i] && j < i); b += n[j] < n[i] || (n[j] == n[i] && j < i) }
+				if (a == 1) me = e[i]; if (b == 1) mn = n[i] }
+			print me, mn }' >>"$TMP/$v.costs"
 	done
 	log "test-run round $i of $CROUNDS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 done
@@ -128,7 +138,7 @@ fi
 	echo "Command: \`bench/lb_ablate.sh -r $ROUNDS -w $WINDOW -c $CROUNDS$( ((LAB)) || echo " -n")\` at $(cd "$REPO" && git rev-parse --short HEAD)," \
 	     "$(date -u '+%Y-%m-%d %H:%M UTC'), kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg) at the end."
 	echo
-	echo "By BPF_PROG_TEST_RUN (build/bench/lb_cost -a -r 300000 -f 5000, $CROUNDS rounds, builds alternating):"
+	echo "By BPF_PROG_TEST_RUN (build/bench/lb_cost -a -r 300000 -f 5000, the median of 3 runs a round, $CROUNDS rounds, builds alternating):"
 	echo
 	cat "$TMP/cost.md"
 	if ((LAB)); then

@@ -5,7 +5,13 @@
  * new one (Maglev over a 65,537-slot table and a table insert), on IPv4
  * TCP to a VIP of three backends, encapsulated (IPIP) with a fib lookup.
  *
- *   build/bench/lb_cost [-a] [-f FLOWS] [-r REPEAT]
+ *   build/bench/lb_cost [-a] [-e] [-f FLOWS] [-r REPEAT]
+ *
+ * -e: the established flow's whole way only (and the not-VIP frame and the
+ * prelude it is corrected by), one line "established NS notvip NS raw NS"
+ * (raw: with the prelude, not corrected; builds compare by it as well, the
+ * prelude being the same): quick enough to alternate builds round by
+ * round, and to profile (perf record).
  *
  * A repeated run (BPF_PROG_TEST_RUN repeat) works on one buffer, and the
  * lb moves the frame's head: the second run would see the encapsulated
@@ -154,17 +160,19 @@ int main(int argc, char **argv)
 	struct lb_restore_bpf *r;
 	uint64_t tx0, restores0, new0, hits0, est_hits, est_evicted, evicted;
 	uint32_t runs0;
-	int opt;
+	int opt, only_est = 0;
 
-	while ((opt = getopt(argc, argv, "af:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "aef:r:")) != -1) {
 		if (opt == 'a')
 			ablation = 1;
+		else if (opt == 'e')
+			only_est = 1;
 		else if (opt == 'f')
 			flows = (unsigned)atoi(optarg);
 		else if (opt == 'r')
 			repeat = (unsigned)atoi(optarg);
 		else
-			return fprintf(stderr, "usage: lb_cost [-a] [-f FLOWS] [-r REPEAT]\n"), 2;
+			return fprintf(stderr, "usage: lb_cost [-a] [-e] [-f FLOWS] [-r REPEAT]\n"), 2;
 	}
 	if (flows < 1 || flows > 60000 || repeat < 1)
 		return fprintf(stderr, "lb_cost: flows 1..60000, repeat >= 1\n"), 2;
@@ -200,6 +208,13 @@ int main(int argc, char **argv)
 	if ((lbf_counter(&f, FP_LB_C_FORWARD_TX) - tx0 != repeat ||
 	     r->bss->restores - restores0 != repeat - 1) && off_path("the restored established flow"))
 		return 1;
+	if (only_est) {
+		printf("established %.1f notvip %.1f raw %.1f\n", r_est - (r_notvip - notvip), notvip,
+		       r_est);
+		lb_restore_bpf__destroy(r);
+		lbf_close(&f);
+		return 0;
+	}
 	/* a new flow each run (FLOWS runs: the table holds them all, nothing evicted) */
 	r_notvip_new = restored(&f, r, "198.51.100.99", 64, flows, 1);
 	st = lbf_vip_stats(&f, 1);

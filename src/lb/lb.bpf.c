@@ -97,6 +97,8 @@ static __always_inline __u32 lb_forward(struct xdp_md *ctx, const struct fp_pkt 
 	const struct fp_lb_meta *meta = s->meta;
 	struct bpf_fib_lookup fib;
 	struct lb_l2 l2;
+	__u8 macbuf[12] __attribute__((aligned(8)));
+	const __u8 *macs = macbuf;
 	__u8 osrc[16] = {};
 	__u32 outer = s->be.family == 4 ? 20 : 40, rc;
 
@@ -112,9 +114,9 @@ static __always_inline __u32 lb_forward(struct xdp_md *ctx, const struct fp_pkt 
 	if (lb_save_l2(ctx, &l2, pkt->n_vlan))
 		return FP_LB_C_ERROR;
 
-	switch (lb_next_hop(ctx, &fib, s, osrc, pkt->len + outer, pkt->l3)) {
+	switch (lb_next_hop(ctx, &fib, s, osrc, pkt->len + outer, pkt->l3, macbuf, &macs)) {
 	case BPF_FIB_LKUP_RET_SUCCESS:
-		rc = lb_encap(ctx, pkt, s, &l2, fib.dmac, fib.smac, osrc);
+		rc = lb_encap(ctx, pkt, s, &l2, macs, osrc);
 		if (rc != LB_GO)
 			return rc;
 		lb_count_sent(s, pkt->len);
@@ -135,7 +137,7 @@ static __always_inline __u32 lb_forward(struct xdp_md *ctx, const struct fp_pkt 
 		 * handed to the stack: the stack resolves the next hop's
 		 * neighbour and forwards the packet (when forwarding is on),
 		 * and the flow's next packets find the entry here. */
-		rc = lb_encap(ctx, pkt, s, &l2, l2.dst, l2.src, osrc);
+		rc = lb_encap(ctx, pkt, s, &l2, l2.mac, osrc);
 		if (rc != LB_GO)
 			return rc;
 		lb_count_sent(s, pkt->len);

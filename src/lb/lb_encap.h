@@ -16,38 +16,41 @@
 
 /* The frame's Ethernet header and tags, saved before the head moves. */
 struct lb_l2 {
-	__u8  dst[6];
-	__u8  src[6];
+	__u8  mac[12];  /* destination, then source, as the frame came */
 	__u32 tag[2];   /* TPID and TCI of each tag, as on the wire */
 	__u32 n_vlan;   /* 0..2 */
-};
+} __attribute__((aligned(8))); /* mac read as a u64 and a u32 (lb_put_l2) */
 
+/* Header bytes move as words: a byte-wise copy or store into the frame
+ * (what clang makes of a memcpy to an unaligned pointer) is one
+ * instruction a byte. */
 static __always_inline int lb_save_l2(struct xdp_md *ctx, struct lb_l2 *l2, __u32 n_vlan)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 
 	if (!LB_IN_FRAME(data, data_end, 0, LB_L2_MAX) || n_vlan > 2)
 		return -1;
-	__builtin_memcpy(l2->dst, data, 6);
-	__builtin_memcpy(l2->src, data + 6, 6);
+	*(__u64 *)l2->mac = *(lb_w64 *)data;
+	*(__u32 *)(l2->mac + 8) = *(lb_w32 *)(data + 8);
 	l2->tag[0] = *(lb_w32 *)(data + 12);
 	l2->tag[1] = *(lb_w32 *)(data + 16);
 	l2->n_vlan = n_vlan;
 	return 0;
 }
 
-/* Writes the Ethernet header (dst, src, the saved tags, then `type`) at
- * the frame's start. Returns its length (the L3 offset), or -1. */
+/* Writes the Ethernet header (macs: the destination and source, 12 bytes
+ * 8-aligned; then the saved tags and `type`) at the frame's start.
+ * Returns its length (the L3 offset), or -1. */
 static __always_inline int lb_put_l2(struct xdp_md *ctx, const struct lb_l2 *l2,
-				     const __u8 *dst, const __u8 *src, __u16 type)
+				     const __u8 *macs, __u16 type)
 {
 	void *data = (void *)(long)ctx->data, *data_end = (void *)(long)ctx->data_end;
 	__u8 *p = data;
 
 	if (!LB_IN_FRAME(data, data_end, 0, LB_L2_MAX))
 		return -1;
-	__builtin_memcpy(p, dst, 6);
-	__builtin_memcpy(p + 6, src, 6);
+	*(lb_w64 *)p = *(const __u64 *)macs;
+	*(lb_w32 *)(p + 8) = *(const __u32 *)(macs + 8);
 	if (l2->n_vlan == 0) {
 		*(lb_w16 *)(p + 12) = bpf_htons(type);
 		return 14;
@@ -121,10 +124,13 @@ static __always_inline int lb_inner_hop(struct xdp_md *ctx, const struct fp_pkt 
 	if ((void *)(ip + 20) > data_end)
 		return -1;
 	if (pkt->l3 == 4) {
-		__u16 old = *(lb_w16 *)(ip + 8), check = *(lb_w16 *)(ip + 10);
+		/* the TTL, the high byte of its word, one less: the checksum
+		 * one more there (RFC 1624, as the kernel's ip_decrease_ttl) */
+		__u32 check = *(lb_w16 *)(ip + 10);
 
+		check += bpf_htons(0x0100);
+		*(lb_w16 *)(ip + 10) = check + (check >= 0xffff);
 		ip[8]--;
-		*(lb_w16 *)(ip + 10) = lb_csum_replace16(check, old, *(lb_w16 *)(ip + 8));
 		in->tos = ip[1];
 		in->df = (ip[6] & 0x40) != 0;
 	} else {
@@ -138,27 +144,39 @@ static __always_inline int lb_inner_hop(struct xdp_md *ctx, const struct fp_pkt 
 }
 
 /* Outer IPv4: DF copied from the client's header (RFC 2003), TTL 64, no
- * options, a valid checksum. */
+ * options, a valid checksum. Built in five words, summed as words (a
+ * ones'-complement sum is the same over 32-bit words, folded), stored as
+ * words. */
 static __always_inline int lb_put_outer4(void *ip, void *data_end, const struct lb_state *s,
 					 const __u8 *osrc, const struct lb_inner *in, __u32 len)
 {
-	struct {
-		__u8 vihl, tos;
-		__u16 tot_len, id, frag;
-		__u8 ttl, proto;
-		__u16 check;
-		__u32 src, dst;
-	} h = {
+	union {
+		struct {
+			__u8 vihl, tos;
+			__u16 tot_len, id, frag;
+			__u8 ttl, proto;
+			__u16 check;
+			__u32 src, dst;
+		} h;
+		__u32 w[5];
+	} u = { .h = {
 		.vihl = 0x45, .tos = in->tos, .tot_len = bpf_htons(len), .id = 0,
 		.frag = in->df ? bpf_htons(0x4000) : 0, .ttl = LB_OUTER_TTL,
 		.proto = IPPROTO_IPIP, .check = 0,
 		.src = *(const lb_w32 *)osrc, .dst = *(const lb_w32 *)s->be.addr,
-	};
+	} };
+	__u64 sum = (__u64)u.w[0] + u.w[1] + u.w[2] + u.w[3] + u.w[4];
 
 	if (ip + 20 > data_end)
 		return -1;
-	h.check = lb_ipv4_csum(&h);
-	__builtin_memcpy(ip, &h, 20);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	u.h.check = lb_csum_fold((__u32)sum);
+	((lb_w32 *)ip)[0] = u.w[0];
+	((lb_w32 *)ip)[1] = u.w[1];
+	((lb_w32 *)ip)[2] = u.w[2];
+	((lb_w32 *)ip)[3] = u.w[3];
+	((lb_w32 *)ip)[4] = u.w[4];
 	return 0;
 }
 
@@ -183,13 +201,13 @@ static __always_inline int lb_put_outer6(void *ip, void *data_end, const struct 
 
 /*
  * Encapsulates the client's datagram (pkt's parse, still valid: nothing
- * moved yet) for s->be, with the Ethernet header dst/src and the saved
- * tags in front. Ethernet padding after the datagram is cut first.
+ * moved yet) for s->be, with the Ethernet header's addresses `macs` (as
+ * lb_put_l2 takes them) and the saved tags in front. Ethernet padding after the datagram is cut first.
  * Returns LB_GO or FP_LB_C_ERROR.
  */
 static __always_inline __u32 lb_encap(struct xdp_md *ctx, const struct fp_pkt *pkt,
 				      const struct lb_state *s, const struct lb_l2 *l2,
-				      const __u8 *dmac, const __u8 *smac, const __u8 *osrc)
+				      const __u8 *macs, const __u8 *osrc)
 {
 	__u32 len = pkt->len, outer = s->be.family == 4 ? 20 : 40;
 	struct lb_inner in;
@@ -203,7 +221,7 @@ static __always_inline __u32 lb_encap(struct xdp_md *ctx, const struct fp_pkt *p
 		return FP_LB_C_ERROR;
 	if (bpf_xdp_adjust_head(ctx, -(int)outer))
 		return FP_LB_C_ERROR;
-	l3 = lb_put_l2(ctx, l2, dmac, smac, outer == 20 ? LB_ETH_P_IP : LB_ETH_P_IPV6);
+	l3 = lb_put_l2(ctx, l2, macs, outer == 20 ? LB_ETH_P_IP : LB_ETH_P_IPV6);
 	if (l3 < 0 || l3 > LB_L2_MAX)
 		return FP_LB_C_ERROR;
 	data = (void *)(long)ctx->data;
@@ -241,42 +259,66 @@ static __always_inline int lb_fib(struct xdp_md *ctx, struct bpf_fib_lookup *fib
 /*
  * lb_fib through the next-hop cache (lb_maps.h, lb_hops): a fresh entry
  * for this backend address and ingress port that passed a packet at least
- * this long answers BPF_FIB_LKUP_RET_SUCCESS with fib->dmac, smac and
- * ifindex filled (the rest of *fib unset); otherwise the lookup, whose
- * success is kept: a new entry when the old one is stale or another's, a
- * longer ok_len (not a new stamp) when it is only a longer packet's.
+ * this long answers BPF_FIB_LKUP_RET_SUCCESS with fib->ifindex set and
+ * *macs pointing at its addresses (the rest of *fib unset); otherwise the
+ * lookup, whose success is kept: a new entry when the old one is stale or
+ * another's, a longer ok_len (not a new stamp) when it is only a longer
+ * packet's. On success *macs is the next hop's destination and source
+ * MAC (12 bytes, 8-aligned: the entry's, or buf's without an entry).
  */
 static __always_inline int lb_next_hop(struct xdp_md *ctx, struct bpf_fib_lookup *fib,
 				       const struct lb_state *s, const __u8 *osrc,
-				       __u32 tot_len, __u8 inner_l3)
+				       __u32 tot_len, __u8 inner_l3, __u8 *buf,
+				       const __u8 **macs)
 {
 	__u32 i = s->be_index;
 	struct lb_hop *h = bpf_map_lookup_elem(&lb_hops, &i);
-	__u64 now = bpf_ktime_get_coarse_ns();
-	int same, rc;
+	__u64 tick = bpf_jiffies64(), now = 0;
+	int same = 0, rc;
 
-	same = h && h->iif == ctx->ingress_ifindex && h->family == s->be.family &&
-	       now - h->stamp_ns < LB_HOP_TTL_NS && lb_eq16(h->addr, s->be.addr);
+	if (h && h->iif == ctx->ingress_ifindex && h->family == s->be.family &&
+	    lb_eq16(h->addr, s->be.addr)) {
+		/* The coarse clock moves only with the tick: within the tick
+		 * in which the entry was last found fresh it still is, and
+		 * the clock (a helper call) is read once a tick, not once a
+		 * packet (bpf_jiffies64 is one load, inlined). */
+		if (h->fresh_jiffies == tick) {
+			same = 1;
+		} else {
+			now = bpf_ktime_get_coarse_ns();
+			if (now - h->stamp_ns < LB_HOP_TTL_NS) {
+				same = 1;
+				h->fresh_jiffies = tick;
+			}
+		}
+	}
 	if (same && tot_len <= h->ok_len) {
-		__builtin_memcpy(fib->dmac, h->dmac, 6);
-		__builtin_memcpy(fib->smac, h->smac, 6);
+		*macs = h->mac;
 		fib->ifindex = h->ifindex;
 		return BPF_FIB_LKUP_RET_SUCCESS;
 	}
 	rc = lb_fib(ctx, fib, s, osrc, tot_len, inner_l3);
-	if (rc != BPF_FIB_LKUP_RET_SUCCESS || !h)
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS)
 		return rc;
+	if (!h) {
+		__builtin_memcpy(buf, fib->dmac, 6);
+		__builtin_memcpy(buf + 6, fib->smac, 6);
+		*macs = buf;
+		return rc;
+	}
 	if (!same) {
 		lb_copy16(h->addr, s->be.addr);
 		h->iif = ctx->ingress_ifindex;
 		h->family = s->be.family;
-		h->stamp_ns = now;
+		h->stamp_ns = now ? now : bpf_ktime_get_coarse_ns();
+		h->fresh_jiffies = tick;
 	}
 	/* when same, a longer packet than before (else the cache had answered) */
 	h->ok_len = tot_len;
-	__builtin_memcpy(h->dmac, fib->dmac, 6);
-	__builtin_memcpy(h->smac, fib->smac, 6);
+	__builtin_memcpy(h->mac, fib->dmac, 6);
+	__builtin_memcpy(h->mac + 6, fib->smac, 6);
 	h->ifindex = fib->ifindex;
+	*macs = h->mac;
 	return rc;
 }
 

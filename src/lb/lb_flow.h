@@ -41,11 +41,12 @@ static __always_inline struct fp_lb_vip_slot *lb_vip_probe(void *vi, __u64 ha, _
 static __always_inline int lb_find_vip(struct lb_state *s, const __u8 *addr, __u8 family,
 				       __u8 proto, __u16 port)
 {
-	__u64 a0 = ((const lb_w64 *)addr)[0], a1 = ((const lb_w64 *)addr)[1], ha;
 	struct fp_lb_vip_slot *hdr, *sl = NULL;
+	__u64 a0, a1, ha;
 	__u32 zero = 0;
 	void *vi = bpf_map_lookup_elem(&lb_vip_index, &zero);
 
+	lb_addr_words(addr, family, &a0, &a1);
 	if (!vi)
 		return 0;
 	hdr = bpf_map_lookup_elem(vi, &zero);
@@ -65,25 +66,36 @@ static __always_inline int lb_find_vip(struct lb_state *s, const __u8 *addr, __u
 
 /* The flow key of a client's packet; with FP_LB_VIP_HASH_SRC only the
  * source and family count (every flow of a client goes to one backend).
- * Its hash (s->hash) is lb_pick_backend's: the connection table holds it. */
+ * Its hash (s->hash) is lb_pick_backend's: the connection table holds it.
+ * Written as the five words fp_lb_conn_hash and lb_flow_eq read (the
+ * ports, protocol and family in one: a word load over several narrower
+ * stores just made would wait for them to reach the cache). */
 static __always_inline void lb_set_flow(struct lb_state *s, const __u8 *src, const __u8 *dst,
 					__u16 sport, __u16 dport, __u8 proto, __u8 family)
 {
-	struct fp_lb_flow *f = &s->flow;
+	union {
+		struct {
+			__u16 sport, dport;
+			__u8  proto, family;
+			__u16 pad;
+		} f;
+		__u64 w;
+	} tail = { .f = { .family = family } };
+	__u64 *w = (__u64 *)&s->flow;
+	__u64 s0, s1, d0 = 0, d1 = 0;
 
-	lb_copy16(f->src, src);
-	f->family = family;
-	if (s->vip.flags & FP_LB_VIP_HASH_SRC) {
-		__builtin_memset(f->dst, 0, sizeof(f->dst));
-		f->sport = f->dport = 0;
-		f->proto = 0;
-	} else {
-		lb_copy16(f->dst, dst);
-		f->sport = sport;
-		f->dport = dport;
-		f->proto = proto;
+	lb_addr_words(src, family, &s0, &s1);
+	if (!(s->vip.flags & FP_LB_VIP_HASH_SRC)) {
+		lb_addr_words(dst, family, &d0, &d1);
+		tail.f.sport = sport;
+		tail.f.dport = dport;
+		tail.f.proto = proto;
 	}
-	f->pad = 0;
+	w[0] = s0;
+	w[1] = s1;
+	w[2] = d0;
+	w[3] = d1;
+	w[4] = tail.w;
 }
 
 static __always_inline struct fp_lb_stats *lb_stats(void *map, __u32 index)

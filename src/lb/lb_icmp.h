@@ -128,6 +128,7 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 {
 	__u32 quote = pkt->l3 == 4 ? LB_ICMP4_QUOTE : LB_ICMP6_QUOTE;
 	__u32 hdrs = pkt->l3 == 4 ? 20 + 8 : 40 + 8;
+	__u8 back[12] __attribute__((aligned(8)));
 	void *data, *data_end;
 	__u8 *ip, *icmp;
 	__u32 sum;
@@ -140,7 +141,9 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 	if (bpf_xdp_adjust_tail(ctx, (int)(pkt->l3_off + quote) - (int)pkt->pkt_len) ||
 	    bpf_xdp_adjust_head(ctx, -(int)hdrs))
 		return FP_LB_C_ERROR;
-	l3 = lb_put_l2(ctx, l2, l2->src, l2->dst, pkt->l3 == 4 ? LB_ETH_P_IP : LB_ETH_P_IPV6);
+	__builtin_memcpy(back, l2->mac + 6, 6);  /* to where it came from */
+	__builtin_memcpy(back + 6, l2->mac, 6);
+	l3 = lb_put_l2(ctx, l2, back, pkt->l3 == 4 ? LB_ETH_P_IP : LB_ETH_P_IPV6);
 	if (l3 < 0 || l3 > LB_L2_MAX)
 		return FP_LB_C_ERROR;
 	data = (void *)(long)ctx->data;

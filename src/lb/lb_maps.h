@@ -104,22 +104,24 @@ struct {
  * (coarse clock) for the same address and ingress port, no longer than
  * one the lookup passed then, takes it from here instead of the lookup
  * (~35 ns a packet in the lab). A route or neighbour change therefore
- * shows within LB_HOP_TTL_NS. BPF-only and not pinned: a cache, lost with
+ * shows within LB_HOP_TTL_NS (and a tick). The clock is read once a tick
+ * per entry and CPU, not once a packet (fresh_jiffies: the coarse clock
+ * only moves with the tick). BPF-only and not pinned: a cache, lost with
  * the program. Only successes are kept (no route, no neighbour and too
  * big ask the kernel each time).
  */
 #define LB_HOP_TTL_NS 1000000000ull
 
 struct lb_hop {
-	__u8  addr[16];        /* the backend address it was looked up for */
-	__u8  dmac[6];
-	__u8  smac[6];
+	__u8  mac[12];         /* destination, then source MAC (lb_put_l2's) */
 	__u32 ifindex;         /* egress */
+	__u8  addr[16];        /* the backend address it was looked up for */
 	__u32 iif;             /* ingress it was looked up from */
 	__u32 ok_len;          /* the largest outer tot_len the lookups passed */
 	__u8  family;
 	__u8  pad[7];
 	__u64 stamp_ns;        /* bpf_ktime_get_coarse_ns of the first lookup */
+	__u64 fresh_jiffies;   /* the tick in which stamp_ns was last found fresh */
 };
 
 struct {

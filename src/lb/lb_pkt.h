@@ -66,6 +66,30 @@ static __always_inline __u16 lb_rd16(const void *p)
 	return bpf_ntohs(*(const lb_w16 *)p);
 }
 
+/*
+ * An address of the parse (fp_pkt's src / dst: IPv4 in bytes 0..3, 4..15
+ * zero) as the two words a 16-byte copy or compare reads. fp_parse wrote
+ * an IPv4 address as a u32 and a zero u32 (bpf/lib/parse.h, copy4z): a
+ * u64 load over two younger stores cannot be forwarded from the store
+ * buffer and waits for them to reach the cache, so the IPv4 word is read
+ * as the u32 it was written as (the stores it spans are of this packet,
+ * made a few hundred instructions before by fp_entry).
+ */
+static __always_inline void lb_addr_words(const __u8 *addr, __u8 family, __u64 *w0, __u64 *w1)
+{
+	if (family == 4) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		*w0 = *(const lb_w32 *)addr;
+#else
+		*w0 = (__u64)*(const lb_w32 *)addr << 32;
+#endif
+		*w1 = 0;
+	} else {
+		*w0 = ((const lb_w64 *)addr)[0];
+		*w1 = ((const lb_w64 *)addr)[1];
+	}
+}
+
 static __always_inline void lb_copy16(void *to, const void *from)
 {
 	((lb_w64 *)to)[0] = ((const lb_w64 *)from)[0];
@@ -96,15 +120,6 @@ static __always_inline __u16 lb_ipv4_csum(const void *hdr)
 #pragma unroll
 	for (int i = 0; i < 10; i++)
 		sum += w[i];
-	return lb_csum_fold(sum);
-}
-
-/* RFC 1624 eqn. 3: a checksum after one 16-bit word changed from old to
- * new (all three as they lie in memory). */
-static __always_inline __u16 lb_csum_replace16(__u16 check, __u16 old, __u16 new)
-{
-	__u32 sum = (__u16)~check + (__u16)~old + (__u32)new;
-
 	return lb_csum_fold(sum);
 }
 
