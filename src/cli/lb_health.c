@@ -143,6 +143,9 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* a reader of our output that goes away (a pipe, a restarted journal)
+	 * must not kill the checker before it removes its tc filter */
+	signal(SIGPIPE, SIG_IGN);
 	if (!direct && (ret = fp_lb_hc_up(lb, &o.hc, err, sizeof(err)))) {
 		fp_lb__close(lb);
 		close(claim);

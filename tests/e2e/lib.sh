@@ -202,12 +202,15 @@ e2e_bg() {
 	E2E_PIDS+=("$E2E_BG_PID")
 }
 
-# e2e_kill PID: stops one e2e_bg process now (TERM, then KILL after 2 s).
+# e2e_kill PID: stops one e2e_bg process and its group now (TERM, then KILL
+# after 2 s), and returns when every process of the group is gone.
 e2e_kill() {
 	local pid=$1 i
 	kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || return 0
+	# the whole group, not only its leader: a `bash -c "a | b"` leader dies
+	# at once while a, still cleaning up at its exit, lives on
 	for i in $(seq 20); do
-		kill -0 "$pid" 2>/dev/null || break
+		kill -0 -- "-$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
