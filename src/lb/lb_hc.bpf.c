@@ -17,8 +17,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "lb/lb_hc.h"
+#include "lb/lb_pkt.h"
 
-#define HC_OUTER_TTL 64
 #define HC_L2 14   /* tc egress: the Ethernet header, tags in the metadata */
 
 struct {
@@ -42,19 +42,6 @@ static __always_inline int count(__u32 c, int verdict)
 	if (n)
 		*n += 1;
 	return verdict;
-}
-
-/* The IPv4 header checksum of 20 bytes (ten 16-bit words). */
-static __always_inline __u16 hc_csum20(const __u16 *w)
-{
-	__u32 sum = 0;
-
-#pragma unroll
-	for (int i = 0; i < 10; i++)
-		sum += w[i];
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)~sum;
 }
 
 SEC("tc")
@@ -96,11 +83,11 @@ int fp_lb_hc(struct __sk_buff *skb)
 		} h = {
 			.vihl = 0x45, .tos = tos, .tot_len = bpf_htons(len + 20),
 			.frag = bpf_htons(0x4000), /* DF: a probe is small (TCP_MAXSEG) */
-			.ttl = HC_OUTER_TTL, .proto = next,
+			.ttl = LB_OUTER_TTL, .proto = next,
 			.src = *(__u32 *)r->src, .dst = *(__u32 *)r->dst,
 		};
 
-		h.check = hc_csum20((const __u16 *)&h);
+		h.check = lb_ipv4_csum(&h);
 		type = bpf_htons(ETH_P_IP);
 		if (bpf_skb_adjust_room(skb, 20, BPF_ADJ_ROOM_MAC,
 					BPF_F_ADJ_ROOM_FIXED_GSO | BPF_F_ADJ_ROOM_ENCAP_L3_IPV4) ||
@@ -112,7 +99,7 @@ int fp_lb_hc(struct __sk_buff *skb)
 		*(__u32 *)h = bpf_htonl(6u << 28 | (__u32)tos << 20);
 		*(__u16 *)(h + 4) = bpf_htons(len);
 		h[6] = next;
-		h[7] = HC_OUTER_TTL;
+		h[7] = LB_OUTER_TTL;
 		__builtin_memcpy(h + 8, r->src, 16);
 		__builtin_memcpy(h + 24, r->dst, 16);
 		type = bpf_htons(ETH_P_IPV6);
