@@ -218,6 +218,10 @@ expect 2 lb stats "$va" --count 2 && check "--count without --watch: usage error
 expect 0 lb list "$va" && check "text list has the VIP" grep -q "$V" "$out"
 expect 0 lb --help && check "lb --help lists every verb" bash -c "grep -q 'vip' $out && grep -q 'backend' $out && grep -q stats $out"
 expect 0 lb backend add --help && check "backend add --help teaches with an example" grep -q 'fastpath lb backend add eth0' "$out"
+for v in "vip add" "backend down"; do
+	# shellcheck disable=SC2086
+	expect 0 lb $v --help && check "lb $v --help points at its man page, fastpath-lb" grep -qx '       More: man fastpath-lb' "$out"
+done
 
 # ---- scale-out: a second lb configured the same builds the same table -----------
 ip netns exec "$c" "$FASTPATH" lb load "$vc" >/dev/null 2>"$err" || e2e_fail "second load: $(cat "$err")"
