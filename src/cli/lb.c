@@ -304,6 +304,10 @@ static int backend_op(struct cli *cli, int argc, char **argv, enum fp_lb_be_op o
 				return cli_usage(cli, "--weight %u: give 1..%u (`backend drain` "
 						 "takes its new flows away)", weight,
 						 FP_MAGLEV_MAX_WEIGHT);
+		} else if (c == 'w') {
+			/* getopt took its value: argv[optind - 1] is that, not the option */
+			return cli_usage(cli, "--weight goes with `backend add` (to change a "
+					 "weight: backend del, backend add --weight W)");
 		} else if (c == ':') {
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
 		} else {

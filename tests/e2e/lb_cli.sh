@@ -162,6 +162,7 @@ refused 2 "'10.77.0' is not" lb backend add "$va" "$V" 10.77.0
 refused 2 'not a unicast' lb backend add "$va" "$V" 224.0.0.1
 refused 2 'expected IFACE VIP BACKEND_ADDR' lb backend add "$va" "$V"
 refused 2 'unknown verb' lb backend bogus "$va" "$V" 10.77.0.11
+refused 2 '--weight goes with `backend add`' lb backend down "$va" "$V" 10.77.0.11 --weight 3
 expect 0 -j lb backend add "$va" "$V6" 2001:db8::11
 check "a v6 backend of the v6 VIP" pyok "d['changed'] and d['active_backends']==1"
 expect 0 -j lb backend add "$va" "$V" fd00::11
