@@ -8,7 +8,8 @@
 # and a repeated state none; slots follow the weights and states; bad input
 # (address, port, protocol, table size, hash, weight, families) exits 2 and
 # unknown VIPs/backends exit 1, every time with a message and the state
-# unchanged; limits (a table's 4 slots a backend, FP_LB_MAX_VIPS, FP_LB_MAX_BACKENDS;
+# unchanged; limits (a table's 4 slots a backend, FP_LB_MAX_VIPS, FP_LB_MAX_BACKENDS,
+# FP_LB_MAX_VIP_BACKENDS;
 # the maps filled with bpftool batch where the CLI would take minutes) refused
 # with the limit named and nothing changed; 20 concurrent backend adds all
 # land (the edit lock); stats -j and --watch; vip del; a second lb in another
@@ -187,6 +188,25 @@ check "... all 23 backends are there, on distinct entries" \
 	pyok "len([b for b in d['backends'] if b['vip']=='$V'])==23 and len({b['index'] for b in d['backends']})==len(d['backends'])" "$T/list"
 check "... and all are in the table" pyok "all(b['slots']>0 for b in d['backends'] if b['vip']=='$V')" "$T/list"
 for x in $(seq 30 49); do expect 0 lb backend del "$va" "$V" 10.77.0.$x; done
+
+# ---- FP_LB_MAX_VIP_BACKENDS: one VIP's 4,096 backends, filled the same way -----
+# (the v6 VIP, index 1: its 65537-slot table would take 16,384 by its size)
+list
+python3 - "$T/list" "$pins/lb/lb_backends" >"$T/fill1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+used = {b['index'] for b in d['backends']}
+mine = sum(1 for b in d['backends'] if b['vip'] == '[2001:db8::10]:443/tcp')
+free = [i for i in range(16384) if i not in used][:4096 - mine]
+for i in free:
+    v = [10, 98, i >> 8 & 255, i & 255] + [0] * 12 + [4, 1, 1, 0] + list((1).to_bytes(4, 'little')) + [1, 0, 0, 0] + [0] * 4
+    print('map update pinned %s key %s value %s' % (sys.argv[2], ' '.join(str(b) for b in i.to_bytes(4, 'little')), ' '.join(str(b) for b in v)))
+PY
+bpftool batch file "$T/fill1" >/dev/null || e2e_fail "cannot fill lb_backends for one VIP"
+check "the v6 VIP has 4096 backends" test "$(list && pyeval "sum(1 for b in d['backends'] if b['vip']=='$V6')" "$T/list")" = 4096
+refused 1 'has 4096 backends, the most a VIP holds' lb backend add "$va" "$V6" 2001:db8::99
+sed -i 's/ value .*/ value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0/' "$T/fill1"
+bpftool batch file "$T/fill1" >/dev/null || e2e_fail "cannot empty lb_backends"
 
 # ---- FP_LB_MAX_BACKENDS: every other entry filled behind the CLI's back --------
 # (16,384 pairs through the CLI would take minutes: one bpftool batch writes
