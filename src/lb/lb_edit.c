@@ -288,6 +288,14 @@ int fp_lb__backend(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u8 af,
 			 "backends (IPv6 is not carried in IPv4)", bs, vs);
 		return -EINVAL;
 	}
+	if (op == FP_LB_OP_ADD && fp_lb_route_is_local(af, addr) == 1) {
+		/* encapsulated to itself: the packets would come back to the lb
+		 * host (or, routed by lo, be redirected into lo) */
+		snprintf(err, errlen, "backend %s of VIP %s is an address of this host (`ip route "
+			 "get %s` says local): the lb would send the VIP's packets back to "
+			 "itself; give the backend's own address", bs, vs, bs);
+		return -EADDRNOTAVAIL;
+	}
 	ret = fp_lb__lock(lb, err, errlen);
 	if (ret)
 		return ret;

@@ -161,6 +161,9 @@ refused 2 'give 1..65535' lb backend add "$va" "$V" 10.77.0.14 --weight 0
 refused 2 'give 1..65535' lb backend add "$va" "$V" 10.77.0.14 --weight 70000
 refused 2 "'10.77.0' is not" lb backend add "$va" "$V" 10.77.0
 refused 2 'not a unicast' lb backend add "$va" "$V" 224.0.0.1
+refused 1 'an address of this host' lb backend add "$va" "$V" 10.77.0.1
+refused 1 'an address of this host' lb backend add "$va" "$V" 127.0.0.1
+refused 1 'an address of this host' lb backend add "$va" "$V6" ::1
 refused 2 'expected IFACE VIP BACKEND_ADDR' lb backend add "$va" "$V"
 refused 2 'unknown verb' lb backend bogus "$va" "$V" 10.77.0.11
 refused 2 '--weight goes with `backend add`' lb backend down "$va" "$V" 10.77.0.11 --weight 3
