@@ -110,6 +110,7 @@ refused 2 'give a prime' lb vip add "$va" 198.51.100.12:80/tcp --table-size 1677
 refused 2 '5tuple or src' lb vip add "$va" 198.51.100.12:80/tcp --hash dst
 refused 2 'without a port' lb vip add "$va" 198.51.100.12:80/tcp --port-any
 refused 2 'no port' lb vip add "$va" 198.51.100.12/tcp
+refused 2 "an IPv6 VIP's port goes after the brackets" lb vip add "$va" 2001:db8::12:80/tcp
 refused 1 'no VIP' lb vip del "$va" 198.51.100.99:80/tcp
 
 # ---- backends --------------------------------------------------------------------
