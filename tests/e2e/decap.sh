@@ -99,7 +99,8 @@ expect 2 decap nosuchverb && check "an unknown verb lists the verbs" grep -q 'lo
 expect 1 decap load nosuchif0 && check "no such interface" grep -q "no interface 'nosuchif0'" "$T/err"
 expect 1 -j decap stats "$vb" && check "stats before a load: a JSON error saying how to load" \
 	grep -q '"error":.*fastpath decap load' "$T/out"
-expect 1 decap unload "$vb" && check "unload before a load says so" grep -q 'not loaded' "$T/err"
+expect 1 decap unload "$vb" && check "unload before a load says so (nothing to unload)" \
+	bash -c "grep -q 'not loaded on $vb: nothing to unload' $T/err && ! grep -q first $T/err"
 check "the failed commands left no pin" bash -c "[ -z \"\$(find '$FASTPATH_BPFFS' -mindepth 1 -not -name '*.debug')\" ]"
 
 ip netns exec "$be" "$FASTPATH" decap load "$vb" >"$T/load" 2>&1 ||

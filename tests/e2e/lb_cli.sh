@@ -317,6 +317,7 @@ expect 0 -j lb unload "$va"
 check "unload -j: lb's pins named" pyok "d['unloaded'] and any(p['pin']=='lb/lb_tables' for p in d['pins'])"
 check "unload: no XDP program left" test -z "$(attached_id)"
 check "unload: no pin left" test ! -e "$pins"
-expect 1 lb unload "$va"
+expect 1 lb unload "$va" && check "a second unload: nothing to unload, not 'load it first'" \
+	bash -c "grep -q 'nothing to unload' $err && ! grep -q first $err"
 
 e2e_done
