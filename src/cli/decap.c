@@ -82,6 +82,8 @@ static int do_load(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (argc - optind > 1) /* what was given past the arguments */
+		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
 	if (argc - optind != 1)
 		return cli_usage(cli, "expected IFACE");
 	ifname = argv[optind];
@@ -234,6 +236,10 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+	if (argc - optind > 1) { /* what was given past the arguments */
+		ret = cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
+		goto out;
 	}
 	if (argc - optind != 1) {
 		ret = cli_usage(cli, "expected IFACE");

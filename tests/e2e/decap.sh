@@ -90,6 +90,7 @@ expect() {
 	fi
 }
 expect 2 decap load && check "load without IFACE: usage" grep -q 'expected IFACE' "$T/err"
+expect 2 decap stats "$vb" extra && check "a word after IFACE is named" grep -q "unexpected argument 'extra'" "$T/err"
 expect 2 decap load "$vb" --addr 10.0.0.300 &&
 	check "a bad --addr is named" grep -q "'10.0.0.300' is not an IPv4 or IPv6 address" "$T/err"
 for x in 224.0.0.1 255.255.255.255 0.0.0.0 ff02::1 ::; do

@@ -166,6 +166,7 @@ refused 1 'an address of this host' lb backend add "$va" "$V" 10.77.0.1
 refused 1 'an address of this host' lb backend add "$va" "$V" 127.0.0.1
 refused 1 'an address of this host' lb backend add "$va" "$V6" ::1
 refused 2 'expected IFACE VIP BACKEND_ADDR' lb backend add "$va" "$V"
+refused 2 "unexpected argument 'extra'" lb backend add "$va" "$V" 10.77.0.14 extra
 refused 2 'unknown verb' lb backend bogus "$va" "$V" 10.77.0.11
 refused 2 '--weight goes with `backend add`' lb backend down "$va" "$V" 10.77.0.11 --weight 3
 expect 0 -j lb backend add "$va" "$V6" 2001:db8::11
@@ -240,6 +241,7 @@ expect 0 -j lb stats "$va" --watch 0.2 --count 2
 check "--watch --count 2: two JSON lines, the second with rates" \
 	bash -c "test \$(wc -l <$out) = 2 && tail -1 $out | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(\"pps\" not in d[\"vips\"][0])'"
 expect 2 lb stats "$va" --count 2 && check "--count without --watch: usage error" grep -q 'goes with --watch' "$err"
+expect 2 lb stats "$va" --watch y && check "a word after the arguments is named" grep -q "unexpected argument 'y'" "$err"
 expect 0 lb list "$va" && check "text list has the VIP" grep -q "$V" "$out"
 expect 0 lb --help && check "lb --help lists every verb" bash -c "grep -q 'vip' $out && grep -q 'backend' $out && grep -q stats $out"
 expect 0 lb backend add --help && check "backend add --help teaches with an example" grep -q 'fastpath lb backend add eth0' "$out"
