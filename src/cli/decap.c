@@ -28,6 +28,19 @@ static void audit(const struct cli *cli, const char *verb, const char *ifname,
 
 /* ---- load, unload -------------------------------------------------------- */
 
+/* An address a tunnel packet to this host can have: not unspecified, not
+ * multicast or broadcast. */
+static bool unicast(const struct fp_decap_addr *a)
+{
+	static const __u8 zero[16];
+
+	if (!memcmp(a->addr, zero, a->family == 4 ? 4 : 16))
+		return false;
+	if (a->family == 4)
+		return (a->addr[0] & 0xf0) != 0xe0 && memcmp(a->addr, "\xff\xff\xff\xff", 4);
+	return a->addr[0] != 0xff;
+}
+
 static int do_load(struct cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -54,6 +67,9 @@ static int do_load(struct cli *cli, int argc, char **argv)
 			if (fp_decap_addr__parse(optarg, &given[o.n_addrs]))
 				return cli_usage(cli, "--addr '%s' is not an IPv4 or IPv6 address",
 						 optarg);
+			if (!unicast(&given[o.n_addrs]))
+				return cli_usage(cli, "--addr %s is not a unicast address (decap takes "
+						 "tunnel packets addressed to this host)", optarg);
 			o.n_addrs++;
 		} else if (c == 'm') {
 			if (!strcmp(optarg, "skb") || !strcmp(optarg, "generic"))
@@ -66,6 +82,8 @@ static int do_load(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (argc - optind > 1) /* what was given past the arguments */
+		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
 	if (argc - optind != 1)
 		return cli_usage(cli, "expected IFACE");
 	ifname = argv[optind];
@@ -218,6 +236,10 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 				goto out;
 			}
 		}
+	}
+	if (argc - optind > 1) { /* what was given past the arguments */
+		ret = cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
+		goto out;
 	}
 	if (argc - optind != 1) {
 		ret = cli_usage(cli, "expected IFACE");

@@ -106,6 +106,8 @@ static int do_load(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (argc - optind > 1) /* what was given past the arguments */
+		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
 	if (argc - optind != 1)
 		return cli_usage(cli, "expected IFACE");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -214,6 +216,8 @@ static int do_vip_add(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (argc - optind > 2) /* what was given past the arguments */
+		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 2]);
 	if (argc - optind != 2)
 		return cli_usage(cli, "expected IFACE VIP");
 	if (fp_lb_parse_vip(argv[optind + 1], &k, err, sizeof(err)))
@@ -304,12 +308,18 @@ static int backend_op(struct cli *cli, int argc, char **argv, enum fp_lb_be_op o
 				return cli_usage(cli, "--weight %u: give 1..%u (`backend drain` "
 						 "takes its new flows away)", weight,
 						 FP_MAGLEV_MAX_WEIGHT);
+		} else if (c == 'w') {
+			/* getopt took its value: argv[optind - 1] is that, not the option */
+			return cli_usage(cli, "--weight goes with `backend add` (to change a "
+					 "weight: backend del, backend add --weight W)");
 		} else if (c == ':') {
 			return cli_usage(cli, "%s needs a value", argv[optind - 1]);
 		} else {
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (argc - optind > 3) /* what was given past the arguments */
+		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 3]);
 	if (argc - optind != 3)
 		return cli_usage(cli, "expected IFACE VIP BACKEND_ADDR");
 	if (fp_lb_parse_vip(argv[optind + 1], &k, err, sizeof(err)) ||

@@ -161,7 +161,9 @@ static void cmd_help(const struct cli *cli, const struct cli_verb *v, FILE *f)
 	}
 	if (v->details)
 		fputc('\n', f);
-	fprintf(f, "       %s\n\n       More: man fastpath-%s\n", options_help, cli->object);
+	/* "lb vip" is documented in fastpath-lb(8) */
+	fprintf(f, "       %s\n\n       More: man fastpath-%.*s\n", options_help,
+		(int)strcspn(cli->object, " "), cli->object);
 }
 
 /* True if an argument before "--" asks for help. */
@@ -296,7 +298,8 @@ int cli_run(struct cli *cli, const struct cli_verb *cmd, int argc, char **argv)
 			cli->object, cmd->args && *cmd->args ? " " : "",
 			cmd->args ? cmd->args : "", cmd->help, cmd->details ? cmd->details : "",
 			cmd->details ? "\n" : "", options_help);
-		fprintf(stdout, "\n       More: man fastpath-%s\n", cli->object);
+		fprintf(stdout, "\n       More: man fastpath-%.*s\n", (int)strcspn(cli->object, " "),
+			cli->object);
 		return CLI_OK;
 	}
 	args = calloc((size_t)argc + 2, sizeof(*args));

@@ -186,6 +186,9 @@ int fp_decap__unload(const char *ifname, const char *bpffs, struct fp_unload_rep
 	bool gone = false;
 	int ret = fp_pipeline__remove_stage(ifname, bpffs, &fp_stage_decap, &gone, r, err, errlen);
 
+	if (ret == -ENOENT) /* not "load it first", as the pipeline's message says */
+		snprintf(err, errlen, "decap is not loaded on %s: nothing to unload (`fastpath "
+			 "status` shows what is loaded where)", ifname);
 	if (ret == 0 && gone && r && r->other_id) {
 		snprintf(err, errlen, "%s has an XDP program that is not fastpath's (id %u), "
 			 "left attached; fastpath's pins are removed", ifname, r->other_id);

@@ -160,11 +160,16 @@ int fp_lb__unload(const char *ifname, const char *bpffs, struct fp_unload_report
 {
 	bool gone = false;
 	char dir[PATH_MAX];
+	int ret;
 
 	/* a health checker's encapsulating tc program and probe routing */
 	snprintf(dir, sizeof(dir), "%s/%s/%s", fp_bpffs_root(bpffs), ifname, fp_stage_lb.name);
 	fp_lb_hc_down(ifname, dir);
-	return fp_pipeline__remove_stage(ifname, bpffs, &fp_stage_lb, &gone, r, err, errlen);
+	ret = fp_pipeline__remove_stage(ifname, bpffs, &fp_stage_lb, &gone, r, err, errlen);
+	if (ret == -ENOENT) /* not "load it first", as the pipeline's message says */
+		snprintf(err, errlen, "the lb is not loaded on %s: nothing to unload (`fastpath "
+			 "status` shows what is loaded where)", ifname);
+	return ret;
 }
 
 int fp_lb__open(const char *ifname, const char *bpffs, struct fp_lb **out, char *err,

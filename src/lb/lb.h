@@ -101,7 +101,8 @@ struct fp_lb_be_result {
 	char note[160];        /* add: why egress or warming was not done */
 };
 
-/* weight: FP_LB_OP_ADD only, 1..FP_MAGLEV_MAX_WEIGHT (0: 1). */
+/* weight: FP_LB_OP_ADD only, 1..FP_MAGLEV_MAX_WEIGHT (0: 1). An add of an
+ * address of this host (its route is local) is -EADDRNOTAVAIL. */
 int fp_lb__backend(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u8 af,
 		   const __u8 addr[16], enum fp_lb_be_op op, __u32 weight,
 		   struct fp_lb_be_result *res, char *err, size_t errlen);

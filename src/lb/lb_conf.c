@@ -101,8 +101,9 @@ static int st_vip(const struct fp_conf_reader *r, struct fp_lb_conf *c,
 		return fp_conf_fail(r, w[1].col, "VIP %s: --port-any takes every port; write the VIP "
 			    "without a port", vs);
 	if (!(v.flags & FP_LB_VIP_PORT_ANY) && !v.key.port)
-		return fp_conf_fail(r, w[1].col, "VIP %s: no port; give ADDR:PORT/PROTO, or --port-any",
-			    vs);
+		return fp_conf_fail(r, w[1].col, "VIP %s: no port; give %s, or --port-any", vs,
+			    v.key.family == 6 ? "[ADDR]:PORT/PROTO (an IPv6 VIP's port goes after "
+			    "the brackets)" : "ADDR:PORT/PROTO");
 	if ((dup = fp_lb_conf_find_vip(c, &v.key)) >= 0)
 		return fp_conf_fail(r, w[1].col, "VIP %s is declared on line %u already", vs,
 			    c->vips[dup].line);

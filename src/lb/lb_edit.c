@@ -79,8 +79,9 @@ int fp_lb__vip_add(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u32 flags,
 		return -EINVAL;
 	}
 	if (!(flags & FP_LB_VIP_PORT_ANY) && !k->port) {
-		snprintf(err, errlen, "VIP %s: no port; give ADDR:PORT/PROTO, or --port-any for "
-			 "every port", vs);
+		snprintf(err, errlen, "VIP %s: no port; give %s, or --port-any for every port", vs,
+			 k->family == 6 ? "[ADDR]:PORT/PROTO (an IPv6 VIP's port goes after the "
+			 "brackets)" : "ADDR:PORT/PROTO");
 		return -EINVAL;
 	}
 	vip.table_size = table_size;
@@ -287,6 +288,14 @@ int fp_lb__backend(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u8 af,
 		snprintf(err, errlen, "backend %s of the IPv6 VIP %s: an IPv6 VIP needs IPv6 "
 			 "backends (IPv6 is not carried in IPv4)", bs, vs);
 		return -EINVAL;
+	}
+	if (op == FP_LB_OP_ADD && fp_lb_route_is_local(af, addr) == 1) {
+		/* encapsulated to itself: the packets would come back to the lb
+		 * host (or, routed by lo, be redirected into lo) */
+		snprintf(err, errlen, "backend %s of VIP %s is an address of this host (`ip route "
+			 "get %s` says local): the lb would send the VIP's packets back to "
+			 "itself; give the backend's own address", bs, vs, bs);
+		return -EADDRNOTAVAIL;
 	}
 	ret = fp_lb__lock(lb, err, errlen);
 	if (ret)

@@ -33,6 +33,10 @@ void fp_lb__unlock(struct fp_lb *lb);
 /* lb_route.c: the egress interface of the route to addr (0 and a note when
  * there is none), and a datagram to addr so its next hop is resolved. */
 int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif);
+/* 1 when addr is this host's (its route is local: 127.0.0.0/8, ::1, an
+ * address of an interface), 0 when not, a negative errno when the kernel
+ * has no route to it. */
+int fp_lb_route_is_local(int af, const __u8 addr[16]);
 int fp_lb_warm_neigh(int af, const __u8 addr[16]);
 
 #endif

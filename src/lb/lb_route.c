@@ -2,7 +2,8 @@
 /*
  * What a backend add asks the kernel: the egress interface of the route to
  * the backend (RTM_GETROUTE, as `ip route get` does; the BPF half then
- * redirects there when it is not the ingress interface), and a datagram
+ * redirects there when it is not the ingress interface), whether that
+ * route is local (the backend would be this host), and a datagram
  * to the backend so the next hop's neighbour entry is resolved before the
  * first client packet (the BPF half's bpf_fib_lookup finds no MAC until
  * then and hands packets to the stack).
@@ -19,7 +20,8 @@
 
 #include "lb/lb_internal.h"
 
-int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif)
+/* The route to addr: its egress interface and type (RTN_*). */
+static int route_get(int af, const __u8 addr[16], unsigned *oif, __u8 *type)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -34,6 +36,7 @@ int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif)
 	ssize_t n;
 
 	*oif = 0;
+	*type = RTN_UNSPEC;
 	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
 	req.nh.nlmsg_type = RTM_GETROUTE;
@@ -74,6 +77,8 @@ int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif)
 			struct rtmsg *rt = NLMSG_DATA(nh);
 			int len = (int)RTM_PAYLOAD(nh);
 
+			*type = rt->rtm_type;
+
 			for (struct rtattr *a = RTM_RTA(rt); RTA_OK(a, len); a = RTA_NEXT(a, len))
 				if (a->rta_type == RTA_OIF) {
 					memcpy(oif, RTA_DATA(a), sizeof(*oif));
@@ -85,6 +90,22 @@ int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif)
 out:
 	close(fd);
 	return ret;
+}
+
+int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif)
+{
+	__u8 type;
+
+	return route_get(af, addr, oif, &type);
+}
+
+int fp_lb_route_is_local(int af, const __u8 addr[16])
+{
+	unsigned oif;
+	__u8 type;
+	int ret = route_get(af, addr, &oif, &type);
+
+	return ret ? ret : type == RTN_LOCAL;
 }
 
 int fp_lb_warm_neigh(int af, const __u8 addr[16])

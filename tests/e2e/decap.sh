@@ -90,13 +90,18 @@ expect() {
 	fi
 }
 expect 2 decap load && check "load without IFACE: usage" grep -q 'expected IFACE' "$T/err"
+expect 2 decap stats "$vb" extra && check "a word after IFACE is named" grep -q "unexpected argument 'extra'" "$T/err"
 expect 2 decap load "$vb" --addr 10.0.0.300 &&
 	check "a bad --addr is named" grep -q "'10.0.0.300' is not an IPv4 or IPv6 address" "$T/err"
+for x in 224.0.0.1 255.255.255.255 0.0.0.0 ff02::1 ::; do
+	expect 2 decap load "$vb" --addr "$x" && check "--addr $x: not a unicast address" grep -q -- "--addr $x is not a unicast" "$T/err"
+done
 expect 2 decap nosuchverb && check "an unknown verb lists the verbs" grep -q 'load, unload, stats' "$T/err"
 expect 1 decap load nosuchif0 && check "no such interface" grep -q "no interface 'nosuchif0'" "$T/err"
 expect 1 -j decap stats "$vb" && check "stats before a load: a JSON error saying how to load" \
 	grep -q '"error":.*fastpath decap load' "$T/out"
-expect 1 decap unload "$vb" && check "unload before a load says so" grep -q 'not loaded' "$T/err"
+expect 1 decap unload "$vb" && check "unload before a load says so (nothing to unload)" \
+	bash -c "grep -q 'not loaded on $vb: nothing to unload' $T/err && ! grep -q first $T/err"
 check "the failed commands left no pin" bash -c "[ -z \"\$(find '$FASTPATH_BPFFS' -mindepth 1 -not -name '*.debug')\" ]"
 
 ip netns exec "$be" "$FASTPATH" decap load "$vb" >"$T/load" 2>&1 ||

@@ -8,7 +8,8 @@
 # and a repeated state none; slots follow the weights and states; bad input
 # (address, port, protocol, table size, hash, weight, families) exits 2 and
 # unknown VIPs/backends exit 1, every time with a message and the state
-# unchanged; limits (a table's 4 slots a backend, FP_LB_MAX_VIPS, FP_LB_MAX_BACKENDS;
+# unchanged; limits (a table's 4 slots a backend, FP_LB_MAX_VIPS, FP_LB_MAX_BACKENDS,
+# FP_LB_MAX_VIP_BACKENDS;
 # the maps filled with bpftool batch where the CLI would take minutes) refused
 # with the limit named and nothing changed; 20 concurrent backend adds all
 # land (the edit lock); stats -j and --watch; vip del; a second lb in another
@@ -109,6 +110,7 @@ refused 2 'give a prime' lb vip add "$va" 198.51.100.12:80/tcp --table-size 1677
 refused 2 '5tuple or src' lb vip add "$va" 198.51.100.12:80/tcp --hash dst
 refused 2 'without a port' lb vip add "$va" 198.51.100.12:80/tcp --port-any
 refused 2 'no port' lb vip add "$va" 198.51.100.12/tcp
+refused 2 "an IPv6 VIP's port goes after the brackets" lb vip add "$va" 2001:db8::12:80/tcp
 refused 1 'no VIP' lb vip del "$va" 198.51.100.99:80/tcp
 
 # ---- backends --------------------------------------------------------------------
@@ -160,8 +162,13 @@ refused 2 'give 1..65535' lb backend add "$va" "$V" 10.77.0.14 --weight 0
 refused 2 'give 1..65535' lb backend add "$va" "$V" 10.77.0.14 --weight 70000
 refused 2 "'10.77.0' is not" lb backend add "$va" "$V" 10.77.0
 refused 2 'not a unicast' lb backend add "$va" "$V" 224.0.0.1
+refused 1 'an address of this host' lb backend add "$va" "$V" 10.77.0.1
+refused 1 'an address of this host' lb backend add "$va" "$V" 127.0.0.1
+refused 1 'an address of this host' lb backend add "$va" "$V6" ::1
 refused 2 'expected IFACE VIP BACKEND_ADDR' lb backend add "$va" "$V"
+refused 2 "unexpected argument 'extra'" lb backend add "$va" "$V" 10.77.0.14 extra
 refused 2 'unknown verb' lb backend bogus "$va" "$V" 10.77.0.11
+refused 2 '--weight goes with `backend add`' lb backend down "$va" "$V" 10.77.0.11 --weight 3
 expect 0 -j lb backend add "$va" "$V6" 2001:db8::11
 check "a v6 backend of the v6 VIP" pyok "d['changed'] and d['active_backends']==1"
 expect 0 -j lb backend add "$va" "$V" fd00::11
@@ -186,6 +193,25 @@ check "... all 23 backends are there, on distinct entries" \
 	pyok "len([b for b in d['backends'] if b['vip']=='$V'])==23 and len({b['index'] for b in d['backends']})==len(d['backends'])" "$T/list"
 check "... and all are in the table" pyok "all(b['slots']>0 for b in d['backends'] if b['vip']=='$V')" "$T/list"
 for x in $(seq 30 49); do expect 0 lb backend del "$va" "$V" 10.77.0.$x; done
+
+# ---- FP_LB_MAX_VIP_BACKENDS: one VIP's 4,096 backends, filled the same way -----
+# (the v6 VIP, index 1: its 65537-slot table would take 16,384 by its size)
+list
+python3 - "$T/list" "$pins/lb/lb_backends" >"$T/fill1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+used = {b['index'] for b in d['backends']}
+mine = sum(1 for b in d['backends'] if b['vip'] == '[2001:db8::10]:443/tcp')
+free = [i for i in range(16384) if i not in used][:4096 - mine]
+for i in free:
+    v = [10, 98, i >> 8 & 255, i & 255] + [0] * 12 + [4, 1, 1, 0] + list((1).to_bytes(4, 'little')) + [1, 0, 0, 0] + [0] * 4
+    print('map update pinned %s key %s value %s' % (sys.argv[2], ' '.join(str(b) for b in i.to_bytes(4, 'little')), ' '.join(str(b) for b in v)))
+PY
+bpftool batch file "$T/fill1" >/dev/null || e2e_fail "cannot fill lb_backends for one VIP"
+check "the v6 VIP has 4096 backends" test "$(list && pyeval "sum(1 for b in d['backends'] if b['vip']=='$V6')" "$T/list")" = 4096
+refused 1 'has 4096 backends, the most a VIP holds' lb backend add "$va" "$V6" 2001:db8::99
+sed -i 's/ value .*/ value 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0/' "$T/fill1"
+bpftool batch file "$T/fill1" >/dev/null || e2e_fail "cannot empty lb_backends"
 
 # ---- FP_LB_MAX_BACKENDS: every other entry filled behind the CLI's back --------
 # (16,384 pairs through the CLI would take minutes: one bpftool batch writes
@@ -215,9 +241,14 @@ expect 0 -j lb stats "$va" --watch 0.2 --count 2
 check "--watch --count 2: two JSON lines, the second with rates" \
 	bash -c "test \$(wc -l <$out) = 2 && tail -1 $out | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(\"pps\" not in d[\"vips\"][0])'"
 expect 2 lb stats "$va" --count 2 && check "--count without --watch: usage error" grep -q 'goes with --watch' "$err"
+expect 2 lb stats "$va" --watch y && check "a word after the arguments is named" grep -q "unexpected argument 'y'" "$err"
 expect 0 lb list "$va" && check "text list has the VIP" grep -q "$V" "$out"
 expect 0 lb --help && check "lb --help lists every verb" bash -c "grep -q 'vip' $out && grep -q 'backend' $out && grep -q stats $out"
 expect 0 lb backend add --help && check "backend add --help teaches with an example" grep -q 'fastpath lb backend add eth0' "$out"
+for v in "vip add" "backend down"; do
+	# shellcheck disable=SC2086
+	expect 0 lb $v --help && check "lb $v --help points at its man page, fastpath-lb" grep -qx '       More: man fastpath-lb' "$out"
+done
 
 # ---- scale-out: a second lb configured the same builds the same table -----------
 ip netns exec "$c" "$FASTPATH" lb load "$vc" >/dev/null 2>"$err" || e2e_fail "second load: $(cat "$err")"
@@ -288,6 +319,7 @@ expect 0 -j lb unload "$va"
 check "unload -j: lb's pins named" pyok "d['unloaded'] and any(p['pin']=='lb/lb_tables' for p in d['pins'])"
 check "unload: no XDP program left" test -z "$(attached_id)"
 check "unload: no pin left" test ! -e "$pins"
-expect 1 lb unload "$va"
+expect 1 lb unload "$va" && check "a second unload: nothing to unload, not 'load it first'" \
+	bash -c "grep -q 'nothing to unload' $err && ! grep -q first $err"
 
 e2e_done

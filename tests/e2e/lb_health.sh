@@ -6,7 +6,8 @@
 # on counting where the first stopped (a restart changes nothing); an
 # operator's drain is never undone and a backend drained by hand is not
 # marked down; HTTP probes compare the status; a probe cut short by the
-# checker's stop counts for nothing; bad options exit 2. These
+# checker's stop counts for nothing; bad options exit 2; the shipped
+# systemd unit verifies and its ExecStart runs a checker. These
 # backends share one namespace and neither decapsulate nor own the VIP, so
 # the probes here are --direct (to each backend's own address); the
 # encapsulated probe, to the VIP, is lb_health_encap.sh's.
@@ -109,6 +110,14 @@ e2e_kill "$hc"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 check "the checker stopped mid-probe exits at once: ${ms} ms" test "$ms" -lt 1500
 check "... and the probe it cut short took nothing down (fall 1)" test "$(state 10.77.0.14)" = up
+
+# ---- the shipped unit: it verifies, and its command runs the checker ----------
+e2e_unit_verify fastpath-lb-health@.service "$va"
+read -r -a hcmd <<<"$(sed -n 's/^ExecStart=//p' "$E2E_REPO/systemd/fastpath-lb-health@.service" |
+	sed "s#/usr/local/sbin/fastpath#$FASTPATH#; s#%i#$va#g; s#\$FASTPATH_LB_HEALTH_OPTS#-j --direct --interval 0.1 --count 1#")"
+rc=0; ip netns exec "$a" "${hcmd[@]}" >"$out" 2>"$err" </dev/null || rc=$?
+check "the unit's ExecStart (${hcmd[*]:1}) runs: exit $rc, a probe line for each backend" \
+	bash -c "test $rc = 0 && test \$(grep -c '\"probe\"' $out) = 4"
 
 expect 0 lb unload "$va"
 check "unload: no pin left (the health state too)" test ! -e "$FASTPATH_BPFFS/$va"

@@ -6,9 +6,9 @@
 #  - 3,000 TCP connections to a v4 VIP spread within 10% of even, and
 #    6,000 within 10% of the weights (1:2:3) after a change;
 #  - a backend taken `down` while 30 slow downloads run breaks none of the
-#    other two's; `drain` breaks none at all, and the drained backend gets
-#    no new connection;
-#  - the same spread for a v6 VIP (3,000);
+#    other two's (its own move, and break); `drain` breaks none at all, and
+#    the drained backend gets no new connection;
+#  - the same spread, down and drain for a v6 VIP (3,000);
 #  - the filter in front of the lb drops a UDP flood aimed at the VIP while
 #    clients' connections succeed.
 set -euo pipefail
@@ -122,24 +122,70 @@ got=$(spread 3000 "http://[$VIP6]") || e2e_fail "connections to the v6 VIP: some
 e2e_log "v6 VIP, 3000 connections: $got"
 within "$got" 1000 1000 1000 || e2e_fail "v6 spread $got is not within 10% of even"
 
-# slow N: N parallel 1 MiB downloads at 256 KiB/s (~4 s each); each
-# leaves "BACKEND SIZE RC" in $E2E_TMP/slow.N
+# slow N URL: N parallel downloads of /big (1 MiB) from the client, each
+# read at 256 KiB/s (~4 s) through a 16 KiB receive buffer, so the data
+# stays at the backend and the client's ACKs go through the lb until the
+# end: a backend change meets every download in flight. (curl's
+# --limit-rate, used before, lets the first MiB through at full speed on
+# Debian's curl 7.88: the downloads were over before the change, and the
+# check could not fail.) Each leaves "BACKEND SIZE RC" in $E2E_TMP/slow.N
+# (RC 0: the whole body; else the errno that ended it).
+cat >"$E2E_TMP/slowget.py" <<'EOF'
+import socket, sys, threading, time
+url, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+host = url.split('//')[1].rstrip('/')
+fam = socket.AF_INET6 if host.startswith('[') else socket.AF_INET
+host = host.strip('[]')
+RATE = 256 * 1024
+def one(i):
+    be, size, rc = 'none', 0, 0
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        s.settimeout(10)
+        s.connect((host, 80))
+        s.sendall(b'GET /big HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n')
+        head, t0, got = b'', time.monotonic(), 0
+        while True:
+            c = s.recv(4096)
+            if not c:
+                break
+            got += len(c)
+            if size == 0 and b'\r\n\r\n' not in head:
+                head += c
+                if b'\r\n\r\n' in head:
+                    h, body = head.split(b'\r\n\r\n', 1)
+                    for l in h.split(b'\r\n'):
+                        if l.lower().startswith(b'x-backend:'):
+                            be = l.split(b':', 1)[1].strip().decode()
+                    size = len(body)
+            elif b'\r\n\r\n' in head:
+                size += len(c)
+            d = got / RATE - (time.monotonic() - t0)
+            if d > 0:
+                time.sleep(d)
+    except OSError as e:
+        rc = e.errno or 1
+    finally:
+        s.close()
+    with open('%s.%d' % (out, i), 'w') as f:
+        f.write('%s %d %d\n' % (be, size, rc))
+ts = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+EOF
 slow() {
-	local n=$1 j
 	rm -f "$E2E_TMP"/slow.*
-	SLOW_PIDS=()
-	for j in $(seq "$n"); do
-		( rc=0; ip netns exec "$cl" curl -sS -D "$E2E_TMP/slowh.$j" -o "$E2E_TMP/slowb.$j" \
-			--limit-rate 256k --max-time 30 "http://$VIP/big" 2>/dev/null || rc=$?
-		  be=$(sed -n 's/^X-Backend: \(b[0-9]\).*/\1/p' "$E2E_TMP/slowh.$j" | tr -d '\r')
-		  echo "${be:-none} $(stat -c %s "$E2E_TMP/slowb.$j" 2>/dev/null || echo 0) $rc" >"$E2E_TMP/slow.$j" ) &
-		SLOW_PIDS+=($!)
-	done
+	ip netns exec "$cl" python3 "$E2E_TMP/slowget.py" "$2" "$1" "$E2E_TMP/slow" &
+	SLOW_PID=$!
 }
 # slow_wait: the downloads of the last `slow` ended (a bare `wait` would
 # also wait for the nginx servers, which never end)
-slow_wait() { wait "${SLOW_PIDS[@]}"; }
-# slow_check: every download of a backend other than $1 completed whole
+slow_wait() { wait "$SLOW_PID"; }
+# slow_check SKIP: every download of a backend other than SKIP completed
+# whole (and there was at least one)
 slow_check() {
 	local skip=$1 f be size rc bad=0 seen=0
 	for f in "$E2E_TMP"/slow.[0-9]*; do
@@ -147,27 +193,46 @@ slow_check() {
 		[[ $be == "$skip" ]] && continue
 		seen=$((seen + 1))
 		if [[ $rc != 0 || $size != 1048576 ]]; then
-			e2e_log "download on $be: exit $rc, $size bytes"; bad=$((bad + 1))
+			e2e_log "download on $be: error $rc, $size bytes"; bad=$((bad + 1))
 		fi
 	done
 	(( seen > 0 && bad == 0 ))
 }
+# slow_on BE: downloads that were on BE; slow_broken BE: of them, the ones
+# that did not complete (the connection reset: its flow moved)
+slow_on() { cat "$E2E_TMP"/slow.[0-9]* | grep -c "^$1 " || true; }
+slow_broken() { cat "$E2E_TMP"/slow.[0-9]* | grep "^$1 " | grep -vc " 1048576 0$" || true; }
 
-slow 30; sleep 1
-lbcmd lb backend down "$vl" "$VIP:80/tcp" 10.7.0.13 >/dev/null || e2e_fail "backend down"
-slow_wait
-slow_check b3 || e2e_fail "taking b3 down broke connections of b1 or b2"
-got=$(spread 300 "http://$VIP") || e2e_fail "connections after b3 went down failed"
-[[ ${got##* } == 0 ]] || e2e_fail "b3 is down but got new connections: $got"
-lbcmd lb backend up "$vl" "$VIP:80/tcp" 10.7.0.13 >/dev/null || e2e_fail "backend up"
+# changes FAMILY URL VIP B3: b3 taken down, then drained, under 30
+# downloads each; FAMILY names the case in messages
+changes() {
+	local fam=$1 url=$2 vip=$3 b3=$4 got n
+	slow 30 "$url"; sleep 1
+	lbcmd lb backend down "$vl" "$vip" "$b3" >/dev/null || e2e_fail "$fam: backend down"
+	slow_wait
+	slow_check b3 || e2e_fail "$fam: taking b3 down broke connections of b1 or b2"
+	n=$(slow_on b3)
+	(( n > 0 )) || e2e_fail "$fam: no download was on b3 when it went down"
+	[[ $(slow_broken b3) == "$n" ]] ||
+		e2e_fail "$fam: $(slow_broken b3) of b3's $n downloads broke when it went down: its flows should move (and the downloads be in flight)"
+	got=$(spread 300 "$url") || e2e_fail "$fam: connections after b3 went down failed"
+	[[ ${got##* } == 0 ]] || e2e_fail "$fam: b3 is down but got new connections: $got"
+	e2e_log "$fam: b3 down under 30 downloads: b1 and b2's all whole, b3's $n moved; then $got"
+	lbcmd lb backend up "$vl" "$vip" "$b3" >/dev/null || e2e_fail "$fam: backend up"
 
-slow 30; sleep 1
-lbcmd lb backend drain "$vl" "$VIP:80/tcp" 10.7.0.13 >/dev/null || e2e_fail "backend drain"
-got=$(spread 300 "http://$VIP") || e2e_fail "connections while b3 drains failed"
-slow_wait
-slow_check none || e2e_fail "draining b3 broke connections"
-[[ ${got##* } == 0 ]] || e2e_fail "b3 drains but got new connections: $got"
-lbcmd lb backend up "$vl" "$VIP:80/tcp" 10.7.0.13 >/dev/null || e2e_fail "backend up after drain"
+	slow 30 "$url"; sleep 1
+	lbcmd lb backend drain "$vl" "$vip" "$b3" >/dev/null || e2e_fail "$fam: backend drain"
+	got=$(spread 300 "$url") || e2e_fail "$fam: connections while b3 drains failed"
+	slow_wait
+	slow_check none || e2e_fail "$fam: draining b3 broke connections"
+	n=$(slow_on b3)
+	(( n > 0 )) || e2e_fail "$fam: no download was on b3 when it was drained"
+	[[ ${got##* } == 0 ]] || e2e_fail "$fam: b3 drains but got new connections: $got"
+	e2e_log "$fam: b3 drained under 30 downloads: all whole ($n on b3); then $got"
+	lbcmd lb backend up "$vl" "$vip" "$b3" >/dev/null || e2e_fail "$fam: backend up after drain"
+}
+changes v4 "http://$VIP" "$VIP:80/tcp" 10.7.0.13
+changes v6 "http://[$VIP6]" "[$VIP6]:80/tcp" "$(e2e_v6_of 10.7.0.13)"
 
 # Weights 1:2:3 (backend add of an existing backend changes its weight is
 # not assumed: del and add)

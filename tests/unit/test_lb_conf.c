@@ -109,6 +109,8 @@ static void test_errors(void **state)
 	parse_bad("vip 198.51.100.10:80/tcp --table-size 3\n", "t.conf:1:39:", "5..");
 	parse_bad("vip 198.51.100.10:80/tcp --port-any\n", "t.conf:1:5:", "without a port");
 	parse_bad("vip 198.51.100.10/tcp\n", "t.conf:1:5:", "--port-any");
+	/* an IPv6 VIP's port written without brackets reads as part of the address */
+	parse_bad("vip 2001:db8::1:80/tcp\n", "t.conf:1:5:", "[ADDR]:PORT/PROTO");
 	parse_bad("vip\n", "t.conf:1:", "needs a VIP");
 	parse_bad("vip 198.51.100.10:80/tcp\n# x\nvip 198.51.100.10:80/tcp --hash src\n",
 		  "t.conf:3:5:", "declared on line 1");
