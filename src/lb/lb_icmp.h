@@ -124,8 +124,9 @@ static __always_inline int lb_client_df(struct xdp_md *ctx, const struct fp_pkt 
  * back with XDP_TX. A shorter datagram is quoted whole, zeros after it up
  * to that length (the frame grows; the quoted header says where the
  * datagram ends): an answer of one size, whose checksum the verifier can
- * bound. Returns 0, or -1 when the frame cannot be reshaped (nothing
- * sent: the caller drops it).
+ * bound. Returns 0; 1 when this CPU's answers are over their limit
+ * (lb_icmp_budget), -1 when the frame cannot be reshaped: nothing is sent
+ * then, and the caller drops the packet.
  */
 static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pkt *pkt,
 					  const struct lb_l2 *l2, __u8 type, __u8 code, __u32 word)
@@ -135,9 +136,20 @@ static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pk
 	__u8 back[12] __attribute__((aligned(8)));
 	void *data, *data_end;
 	__u8 *ip, *icmp;
-	__u32 sum;
+	__u32 sum, zero = 0;
+	struct lb_icmp_budget *b = bpf_map_lookup_elem(&lb_icmp_budget, &zero);
+	__u64 window = bpf_ktime_get_coarse_ns() >> 30;
 	int l3;
 
+	if (!b)
+		return -1;
+	if (b->window != window) {
+		b->window = window;
+		b->sent = 0;
+	}
+	if (b->sent >= LB_ICMP_PER_WINDOW)
+		return 1;
+	b->sent++;
 	if (bpf_xdp_adjust_tail(ctx, (int)(pkt->l3_off + quote) - (int)pkt->pkt_len) ||
 	    bpf_xdp_adjust_head(ctx, -(int)hdrs))
 		return -1;
@@ -203,7 +215,8 @@ static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pk
  * encapsulated: answered with ICMP "fragmentation needed" / ICMPv6
  * "packet too big" carrying mtu, the MTU left for the client. An IPv4
  * packet without DF would be fragmented by a router; fragments to a VIP
- * are dropped, so it is dropped here (counted as too big, no answer).
+ * are dropped, so it is dropped here (counted as too big, no answer), as
+ * is one past the answers' limit.
  * Returns FP_LB_C_TOO_BIG (s->action: XDP_TX or XDP_DROP) or FP_LB_C_ERROR.
  */
 static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt *pkt,
@@ -212,10 +225,15 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 	s->action = XDP_DROP;
 	if (s->icmp || !lb_client_df(ctx, pkt))
 		return FP_LB_C_TOO_BIG; /* never an ICMP error about an ICMP error */
-	if (lb_icmp_answer(ctx, pkt, l2, pkt->l3 == 4 ? 3 : 2, pkt->l3 == 4 ? 4 : 0, mtu))
+	switch (lb_icmp_answer(ctx, pkt, l2, pkt->l3 == 4 ? 3 : 2, pkt->l3 == 4 ? 4 : 0, mtu)) {
+	case 0:
+		s->action = XDP_TX;
+		return FP_LB_C_TOO_BIG;
+	case 1:
+		return FP_LB_C_TOO_BIG; /* over the limit: unanswered */
+	default:
 		return FP_LB_C_ERROR;
-	s->action = XDP_TX;
-	return FP_LB_C_TOO_BIG;
+	}
 }
 
 /*
@@ -223,7 +241,8 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
  * takes one off, as a router does): answered, as a router answers, with
  * ICMP "time exceeded in transit" / ICMPv6 "hop limit exceeded", from the
  * VIP (as the too-big answer is), so traceroute to a VIP shows this hop.
- * Not for an ICMP error about a flow (never an error about an error).
+ * Not for an ICMP error about a flow (never an error about an error), nor
+ * past the answers' limit (lb_icmp_budget).
  * Returns FP_LB_C_TTL_EXPIRED (s->action XDP_TX, or XDP_DROP unanswered).
  */
 static __always_inline __u32 lb_time_exceeded(struct xdp_md *ctx, const struct fp_pkt *pkt,

@@ -12,7 +12,8 @@
  *   no neighbour: passed to the stack encapsulated; no route: dropped;
  * - the next hop kept a second: a neighbour's new MAC shows after that;
  * - TTL 1 (or 0) answered with ICMP time exceeded, bytes and checksums, a
- *   short datagram quoted with zeros after it; TTL 2 leaves with 1;
+ *   short datagram quoted with zeros after it; TTL 2 leaves with 1; at
+ *   most 1,000 answers a CPU a second, the rest dropped unanswered;
  * - too big once encapsulated: the ICMP "fragmentation needed" (IPv4, DF)
  *   and ICMPv6 "packet too big" answers, bytes and checksums; without DF
  *   dropped;
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
@@ -343,6 +345,61 @@ static void test_ttl(void **state)
 	check_time_exceeded(CLIENT6, VIP6, 1, 0, 2);     /* 60 bytes quoted, 68 zeros */
 }
 
+/* lb_icmp_budget's value (src/lb/lb_maps.h, BPF-only) */
+struct icmp_budget {
+	uint64_t window;
+	uint32_t sent, pad;
+};
+
+static uint64_t coarse_window(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t); /* bpf_ktime_get_coarse_ns's clock */
+	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 30;
+}
+
+/* A CPU answers at most 1,000 packets (time exceeded, too big) a window
+ * of 2^30 ns; past that, dropped unanswered and still counted. Retried
+ * when the window turns during the run. */
+static void test_icmp_answers_limited(void **state)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(F.lb->maps.lb_icmp_budget), tries;
+	struct icmp_budget *v = calloc((size_t)ncpu, sizeof(*v));
+	unsigned tx = 0, drop = 0;
+	uint64_t c0, w;
+	uint32_t zero = 0;
+	struct pkt b;
+
+	assert_non_null(v);
+	one_backend(VIP4, "10.0.0.2");
+	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 17, 0, 1, 10);
+	for (tries = 0; tries < 5; tries++) {
+		w = coarse_window();
+		for (int c = 0; c < ncpu; c++)
+			v[c] = (struct icmp_budget){ .window = w };
+		assert_int_equal(bpf_map_update_elem(fd, &zero, v, 0), 0);
+		c0 = lbf_counter(&F, FP_LB_C_TTL_EXPIRED);
+		tx = drop = 0;
+		for (int i = 0; i < 1100; i++) {
+			int rc = lbf_run(&F, 0, b.buf, b.len, NULL, NULL);
+
+			tx += rc == XDP_TX;
+			drop += rc == XDP_DROP;
+		}
+		if (coarse_window() == w)
+			break;
+	}
+	assert_true(tries < 5);
+	assert_int_equal(tx, 1000);
+	assert_int_equal(drop, 100);
+	assert_int_equal(lbf_counter(&F, FP_LB_C_TTL_EXPIRED), c0 + 1100);
+	/* the next cases' answers a fresh budget (window 0 is long gone) */
+	memset(v, 0, (size_t)ncpu * sizeof(*v));
+	assert_int_equal(bpf_map_update_elem(fd, &zero, v, 0), 0);
+	free(v);
+}
+
 static void check_too_big(const char *client, const char *vip, const char *be, int n_vlan,
 			  size_t fits, int outer)
 {
@@ -413,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_port_not_in_tx_ports),
 		cmocka_unit_test(test_no_route),
 		cmocka_unit_test(test_ttl),
+		cmocka_unit_test(test_icmp_answers_limited),
 		cmocka_unit_test(test_source_unset_is_error),
 		cmocka_unit_test(test_too_big_v4),
 		cmocka_unit_test(test_too_big_v6),
