@@ -266,7 +266,7 @@ enum fp_lb_counter {
 	FP_LB_C_NO_BACKEND,       /* the VIP's table is empty: dropped */
 	FP_LB_C_TOO_BIG,          /* answered with ICMP frag-needed / packet too big */
 	FP_LB_C_ICMP_FLOW,        /* an ICMP error about a VIP flow, sent to its backend */
-	FP_LB_C_TTL_EXPIRED,      /* TTL / hop limit would reach 0: dropped */
+	FP_LB_C_TTL_EXPIRED,      /* TTL / hop limit would reach 0: answered (time exceeded) */
 	FP_LB_C_FIB_FAIL,         /* no route to the backend: dropped */
 	FP_LB_C_NO_NEIGH,         /* route but no neighbour entry yet: passed to
 				   * the stack (which resolves it) */

@@ -109,10 +109,10 @@ static __always_inline __u32 lb_forward(struct xdp_md *ctx, const struct fp_pkt 
 	rc = lb_outer_src(meta, s->be.family, s->hash, osrc);
 	if (rc != LB_GO)
 		return rc;
-	if (pkt->ttl <= 1)
-		return FP_LB_C_TTL_EXPIRED;
 	if (lb_save_l2(ctx, &l2, pkt->n_vlan))
 		return FP_LB_C_ERROR;
+	if (pkt->ttl <= 1)
+		return lb_time_exceeded(ctx, pkt, s, &l2);
 
 	switch (lb_next_hop(ctx, &fib, s, osrc, pkt->len + outer, pkt->l3, macbuf, &macs)) {
 	case BPF_FIB_LKUP_RET_SUCCESS:

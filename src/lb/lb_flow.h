@@ -232,6 +232,8 @@ static __always_inline __u32 lb_pick_backend(struct lb_state *s)
 	s->be = *be;
 	s->be_index = slot;
 	s->bs = lb_stats(&lb_be_stats, slot);
+	if (s->bs)
+		s->bs->conn_misses++;  /* the miss of a flow the table gave it */
 	if (s->icmp)
 		return LB_GO;
 	/* a full bucket replaces a flow (lb_victim): never a failure */

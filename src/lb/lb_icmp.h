@@ -8,7 +8,8 @@
  * - out: a packet that would be too big once encapsulated is answered,
  *   from the VIP, with ICMP "fragmentation needed" / ICMPv6 "packet too
  *   big" carrying the MTU left for the client (path MTU - outer header),
- *   so the client lowers its MSS or path MTU.
+ *   so the client lowers its MSS or path MTU; a packet whose TTL runs out
+ *   here, with "time exceeded", as a router answers.
  */
 #ifndef FP_LB_ICMP_H
 #define FP_LB_ICMP_H
@@ -115,43 +116,54 @@ static __always_inline int lb_client_df(struct xdp_md *ctx, const struct fp_pkt 
 }
 
 /*
- * Answers a client's packet that is too big for the path to the backend
- * once encapsulated: the frame becomes, in place, Ethernet (addresses
- * swapped, tags kept) + IP from the VIP to the client + ICMP + the first
- * bytes of the client's datagram, sent back with XDP_TX. An IPv4 packet
- * without DF would be fragmented by a router; fragments to a VIP are
- * dropped, so it is dropped here (counted as too big, no answer).
- * Returns FP_LB_C_TOO_BIG (s->action: XDP_TX or XDP_DROP) or FP_LB_C_ERROR.
+ * Answers a client's packet, in place, with an ICMP error from the VIP:
+ * Ethernet back to where it came from (addresses swapped, tags kept) + IP
+ * from the VIP to the client + ICMP (type and code of the packet's
+ * family, `word` the four bytes after the checksum) + the first
+ * LB_ICMP4_QUOTE / LB_ICMP6_QUOTE bytes of the client's datagram, sent
+ * back with XDP_TX. A shorter datagram is quoted whole, zeros after it up
+ * to that length (the frame grows; the quoted header says where the
+ * datagram ends): an answer of one size, whose checksum the verifier can
+ * bound. Returns 0; 1 when this CPU's answers are over their limit
+ * (lb_icmp_budget), -1 when the frame cannot be reshaped: nothing is sent
+ * then, and the caller drops the packet.
  */
-static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt *pkt,
-					struct lb_state *s, const struct lb_l2 *l2, __u32 mtu)
+static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pkt *pkt,
+					  const struct lb_l2 *l2, __u8 type, __u8 code, __u32 word)
 {
 	__u32 quote = pkt->l3 == 4 ? LB_ICMP4_QUOTE : LB_ICMP6_QUOTE;
 	__u32 hdrs = pkt->l3 == 4 ? 20 + 8 : 40 + 8;
 	__u8 back[12] __attribute__((aligned(8)));
 	void *data, *data_end;
 	__u8 *ip, *icmp;
-	__u32 sum;
+	__u32 sum, zero = 0;
+	struct lb_icmp_budget *b = bpf_map_lookup_elem(&lb_icmp_budget, &zero);
+	__u64 window = bpf_ktime_get_coarse_ns() >> 30;
 	int l3;
 
-	s->action = XDP_DROP;
-	if (s->icmp || !lb_client_df(ctx, pkt) || pkt->len < quote ||
-	    pkt->l3_off + quote > pkt->pkt_len)
-		return FP_LB_C_TOO_BIG; /* never an ICMP error about an ICMP error */
+	if (!b)
+		return -1;
+	if (b->window != window) {
+		b->window = window;
+		b->sent = 0;
+	}
+	if (b->sent >= LB_ICMP_PER_WINDOW)
+		return 1;
+	b->sent++;
 	if (bpf_xdp_adjust_tail(ctx, (int)(pkt->l3_off + quote) - (int)pkt->pkt_len) ||
 	    bpf_xdp_adjust_head(ctx, -(int)hdrs))
-		return FP_LB_C_ERROR;
+		return -1;
 	__builtin_memcpy(back, l2->mac + 6, 6);  /* to where it came from */
 	__builtin_memcpy(back + 6, l2->mac, 6);
 	l3 = lb_put_l2(ctx, l2, back, pkt->l3 == 4 ? LB_ETH_P_IP : LB_ETH_P_IPV6);
 	if (l3 < 0 || l3 > LB_L2_MAX)
-		return FP_LB_C_ERROR;
+		return -1;
 	data = (void *)(long)ctx->data;
 	data_end = (void *)(long)ctx->data_end;
 	ip = data + l3;
 	if (pkt->l3 == 4) {
 		if (ip + 20 + 8 + LB_ICMP4_QUOTE > (__u8 *)data_end)
-			return FP_LB_C_ERROR;
+			return -1;
 		icmp = ip + 20;
 		ip[0] = 0x45;
 		ip[1] = 0;
@@ -163,11 +175,10 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 		*(lb_w32 *)(ip + 12) = *(const lb_w32 *)pkt->dst; /* from the VIP */
 		*(lb_w32 *)(ip + 16) = *(const lb_w32 *)pkt->src;
 		*(lb_w16 *)(ip + 10) = lb_ipv4_csum(ip);
-		icmp[0] = 3;                            /* destination unreachable */
-		icmp[1] = 4;                            /* fragmentation needed */
+		icmp[0] = type;
+		icmp[1] = code;
 		*(lb_w16 *)(icmp + 2) = 0;
-		*(lb_w16 *)(icmp + 4) = 0;
-		*(lb_w16 *)(icmp + 6) = bpf_htons(mtu);
+		*(lb_w32 *)(icmp + 4) = bpf_htonl(word);
 		sum = bpf_csum_diff(NULL, 0, (void *)icmp, 8 + LB_ICMP4_QUOTE, 0);
 	} else {
 		struct {
@@ -176,7 +187,7 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 		} ph;
 
 		if (ip + 40 + 8 + LB_ICMP6_QUOTE > (__u8 *)data_end)
-			return FP_LB_C_ERROR;
+			return -1;
 		icmp = ip + 40;
 		*(lb_w32 *)ip = bpf_htonl(6u << 28);
 		*(lb_w16 *)(ip + 4) = bpf_htons(8 + LB_ICMP6_QUOTE);
@@ -184,10 +195,10 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 		ip[7] = LB_OUTER_TTL;
 		lb_copy16(ip + 8, pkt->dst);            /* from the VIP */
 		lb_copy16(ip + 24, pkt->src);
-		icmp[0] = 2;                            /* packet too big */
-		icmp[1] = 0;
+		icmp[0] = type;
+		icmp[1] = code;
 		*(lb_w16 *)(icmp + 2) = 0;
-		*(lb_w32 *)(icmp + 4) = bpf_htonl(mtu);
+		*(lb_w32 *)(icmp + 4) = bpf_htonl(word);
 		lb_copy16(ph.src, pkt->dst);
 		lb_copy16(ph.dst, pkt->src);
 		ph.len = bpf_htonl(8 + LB_ICMP6_QUOTE);
@@ -196,8 +207,51 @@ static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt 
 		sum = bpf_csum_diff(NULL, 0, (void *)icmp, 8 + LB_ICMP6_QUOTE, sum);
 	}
 	*(lb_w16 *)(icmp + 2) = lb_csum_fold(sum);
-	s->action = XDP_TX;
-	return FP_LB_C_TOO_BIG;
+	return 0;
+}
+
+/*
+ * A packet that would be too big for the path to the backend once
+ * encapsulated: answered with ICMP "fragmentation needed" / ICMPv6
+ * "packet too big" carrying mtu, the MTU left for the client. An IPv4
+ * packet without DF would be fragmented by a router; fragments to a VIP
+ * are dropped, so it is dropped here (counted as too big, no answer), as
+ * is one past the answers' limit.
+ * Returns FP_LB_C_TOO_BIG (s->action: XDP_TX or XDP_DROP) or FP_LB_C_ERROR.
+ */
+static __always_inline __u32 lb_too_big(struct xdp_md *ctx, const struct fp_pkt *pkt,
+					struct lb_state *s, const struct lb_l2 *l2, __u32 mtu)
+{
+	s->action = XDP_DROP;
+	if (s->icmp || !lb_client_df(ctx, pkt))
+		return FP_LB_C_TOO_BIG; /* never an ICMP error about an ICMP error */
+	switch (lb_icmp_answer(ctx, pkt, l2, pkt->l3 == 4 ? 3 : 2, pkt->l3 == 4 ? 4 : 0, mtu)) {
+	case 0:
+		s->action = XDP_TX;
+		return FP_LB_C_TOO_BIG;
+	case 1:
+		return FP_LB_C_TOO_BIG; /* over the limit: unanswered */
+	default:
+		return FP_LB_C_ERROR;
+	}
+}
+
+/*
+ * A packet whose TTL / hop limit runs out here (1 or 0 as it came: the lb
+ * takes one off, as a router does): answered, as a router answers, with
+ * ICMP "time exceeded in transit" / ICMPv6 "hop limit exceeded", from the
+ * VIP (as the too-big answer is), so traceroute to a VIP shows this hop.
+ * Not for an ICMP error about a flow (never an error about an error), nor
+ * past the answers' limit (lb_icmp_budget).
+ * Returns FP_LB_C_TTL_EXPIRED (s->action XDP_TX, or XDP_DROP unanswered).
+ */
+static __always_inline __u32 lb_time_exceeded(struct xdp_md *ctx, const struct fp_pkt *pkt,
+					      struct lb_state *s, const struct lb_l2 *l2)
+{
+	s->action = XDP_DROP;
+	if (!s->icmp && !lb_icmp_answer(ctx, pkt, l2, pkt->l3 == 4 ? 11 : 3, 0, 0))
+		s->action = XDP_TX;
+	return FP_LB_C_TTL_EXPIRED;
 }
 
 #endif

@@ -131,6 +131,31 @@ struct {
 	__type(value, struct lb_hop);
 } lb_hops SEC(".maps");
 
+/*
+ * The ICMP answers (too big, time exceeded) this CPU sent in the current
+ * window of 2^30 ns (coarse clock): at most LB_ICMP_PER_WINDOW, as a
+ * router limits the ICMP errors it makes (Linux: icmp_msgs_per_sec, 1000).
+ * An answer can be larger than the packet it answers (a short datagram is
+ * quoted with zeros up to the quote's length), so unlimited the lb would
+ * reflect a spoofed flood, amplified, onto its victim. Past the limit a
+ * packet is dropped unanswered (and counted as before). BPF-only, not
+ * pinned.
+ */
+#define LB_ICMP_PER_WINDOW 1000
+
+struct lb_icmp_budget {
+	__u64 window;          /* bpf_ktime_get_coarse_ns() >> 30 */
+	__u32 sent;            /* answers in that window */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lb_icmp_budget);
+} lb_icmp_budget SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
 	__uint(max_entries, 64);

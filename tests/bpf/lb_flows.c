@@ -160,7 +160,7 @@ static void test_syn_takes_the_table(void **state)
 static void test_gen_mismatch_is_miss(void **state)
 {
 	uint16_t next = 23000, p;
-	struct fp_lb_stats s0, s1;
+	struct fp_lb_stats s0, s1, b0, b1;
 	struct fp_lb_flow fl;
 	struct fp_lb_conn c;
 
@@ -175,10 +175,15 @@ static void test_gen_mismatch_is_miss(void **state)
 	set_backend(BA, FP_LB_BE_USED, 2);
 	set_table((const uint32_t[]){ BB, BC }, 2);
 	s0 = lbf_vip_stats(&F, 2);
+	b0 = lbf_be_stats(&F, table_choice(&fl));
 	assert_int_equal(sent_to(CLIENT4, p, 80, NULL), (int)table_choice(&fl));
 	s1 = lbf_vip_stats(&F, 2);
+	b1 = lbf_be_stats(&F, table_choice(&fl));
 	assert_int_equal(s1.conn_misses, s0.conn_misses + 1);
 	assert_int_equal(s1.new_flows, s0.new_flows + 1);
+	/* the miss counts for the backend the table gave the flow, too */
+	assert_int_equal(b1.conn_misses, b0.conn_misses + 1);
+	assert_int_equal(b1.new_flows, b0.new_flows + 1);
 	assert_int_equal(lbf_conn(&F, &fl, &c), 0);
 	assert_int_equal(c.backend, table_choice(&fl));
 }

@@ -11,7 +11,9 @@
  *   lb_tx_ports to another, a drop when that port is not in lb_tx_ports;
  *   no neighbour: passed to the stack encapsulated; no route: dropped;
  * - the next hop kept a second: a neighbour's new MAC shows after that;
- * - TTL 1 dropped; TTL 2 leaves with 1;
+ * - TTL 1 (or 0) answered with ICMP time exceeded, bytes and checksums, a
+ *   short datagram quoted with zeros after it; TTL 2 leaves with 1; at
+ *   most 1,000 answers a CPU a second, the rest dropped unanswered;
  * - too big once encapsulated: the ICMP "fragmentation needed" (IPv4, DF)
  *   and ICMPv6 "packet too big" answers, bytes and checksums; without DF
  *   dropped;
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <bpf/bpf.h>
@@ -218,23 +221,6 @@ static void test_no_route(void **state)
 	check_drop(CLIENT4, VIP4, 64, FP_LB_C_FIB_FAIL);
 }
 
-static void test_ttl(void **state)
-{
-	static uint8_t out[4096];
-	size_t out_len;
-	struct pkt b;
-
-	one_backend(VIP4, "10.0.0.2");
-	check_drop(CLIENT4, VIP4, 1, FP_LB_C_TTL_EXPIRED);
-	check_drop(CLIENT4, VIP4, 0, FP_LB_C_TTL_EXPIRED);
-	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 6, 0, 2, 10);
-	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
-	assert_int_equal(out[14 + 20 + 8], 1);                   /* inner TTL */
-	assert_int_equal(lbf_csum(out + 14 + 20, 20, 0), 0);     /* inner checksum */
-	one_backend(VIP6, "2001:db8::2");
-	check_drop(CLIENT6, VIP6, 1, FP_LB_C_TTL_EXPIRED);
-}
-
 static void test_source_unset_is_error(void **state)
 {
 	struct fp_lb_meta m;
@@ -250,16 +236,16 @@ static void test_source_unset_is_error(void **state)
 }
 
 /*
- * The too-big answer for client frame b (n_vlan tags) on a path of MTU
- * 1500 through an outer header of `outer` bytes: Ethernet back to the
- * client (tags kept), IP from the VIP, ICMP with the MTU left, the first
- * `quote` bytes of the client's datagram.
+ * The ICMP answer (type, code, the word after the checksum) for client
+ * frame b (n_vlan tags): Ethernet back to the client (tags kept), IP from
+ * the VIP, ICMP, the first `quote` bytes of the client's datagram (64 for
+ * IPv4, 128 for IPv6), zeros after a shorter datagram.
  */
-static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
+static size_t expect_icmp(const struct pkt *b, uint8_t type, uint8_t code, uint32_t word,
+			  uint8_t *out)
 {
 	const uint8_t *ip = b->buf + b->l3;
-	size_t l2 = (size_t)b->l3, o = l2;
-	uint16_t mtu = (uint16_t)(1500 - outer);
+	size_t l2 = (size_t)b->l3, o = l2, dgram = b->len - l2;
 
 	memcpy(out, client_mac, 6);
 	memcpy(out + 6, us_mac, 6);
@@ -267,7 +253,7 @@ static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
 	if (b->ip_ver == 4) {
 		uint8_t *h = out + o, *icmp = h + 20;
 
-		memset(h, 0, 28);
+		memset(h, 0, 28 + 64);
 		h[0] = 0x45;
 		lbt_put16(h + 2, 20 + 8 + 64);
 		h[8] = 64;
@@ -275,26 +261,28 @@ static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
 		memcpy(h + 12, ip + 16, 4);                         /* from the VIP */
 		memcpy(h + 16, ip + 12, 4);
 		lbt_put16(h + 10, lbf_csum(h, 20, 0));
-		icmp[0] = 3;
-		icmp[1] = 4;
-		lbt_put16(icmp + 6, mtu);
-		memcpy(icmp + 8, ip, 64);
+		icmp[0] = type;
+		icmp[1] = code;
+		lbt_put16(icmp + 4, (uint16_t)(word >> 16));
+		lbt_put16(icmp + 6, (uint16_t)word);
+		memcpy(icmp + 8, ip, dgram < 64 ? dgram : 64);
 		lbt_put16(icmp + 2, lbf_csum(icmp, 8 + 64, 0));
 		return o + 28 + 64;
 	} else {
 		uint8_t *h = out + o, *icmp = h + 40, ph[40];
 
-		memset(h, 0, 48);
+		memset(h, 0, 48 + 128);
 		h[0] = 0x60;
 		lbt_put16(h + 4, 8 + 128);
 		h[6] = 58;
 		h[7] = 64;
 		memcpy(h + 8, ip + 24, 16);
 		memcpy(h + 24, ip + 8, 16);
-		icmp[0] = 2;
-		icmp[6] = mtu >> 8;
-		icmp[7] = mtu & 0xff;
-		memcpy(icmp + 8, ip, 128);
+		icmp[0] = type;
+		icmp[1] = code;
+		lbt_put16(icmp + 4, (uint16_t)(word >> 16));
+		lbt_put16(icmp + 6, (uint16_t)word);
+		memcpy(icmp + 8, ip, dgram < 128 ? dgram : 128);
 		memset(ph, 0, sizeof(ph));
 		memcpy(ph, h + 8, 32);
 		ph[35] = 8 + 128;
@@ -306,6 +294,110 @@ static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
 		}
 		return o + 48 + 128;
 	}
+}
+
+/* The too-big answer on a path of MTU 1500 through an outer header of
+ * `outer` bytes: "fragmentation needed" / "packet too big" with the MTU left. */
+static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
+{
+	return b->ip_ver == 4 ? expect_icmp(b, 3, 4, (uint32_t)(1500 - outer), out)
+			      : expect_icmp(b, 2, 0, (uint32_t)(1500 - outer), out);
+}
+
+/* TTL (hop limit) 1 or 0 as it came: answered from the VIP with "time
+ * exceeded" / "hop limit exceeded", the datagram quoted (a short one
+ * padded with zeros); an ICMP error about a flow is not answered. */
+static void check_time_exceeded(const char *client, const char *vip, uint8_t ttl,
+				size_t payload, int n_vlan)
+{
+	static uint8_t out[4096], want[4096];
+	uint64_t c0 = lbf_counter(&F, FP_LB_C_TTL_EXPIRED);
+	size_t out_len, want_len;
+	struct pkt b;
+
+	lbt_frame(&b, client, vip, 40000, 80, 6, n_vlan, ttl, payload);
+	want_len = b.ip_ver == 4 ? expect_icmp(&b, 11, 0, 0, want) : expect_icmp(&b, 3, 0, 0, want);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
+	assert_frame(out, out_len, want, want_len);
+	assert_int_equal(lbf_counter(&F, FP_LB_C_TTL_EXPIRED), c0 + 1);
+	if (b.ip_ver == 4) {
+		assert_int_equal(lbf_csum(out + b.l3, 20, 0), 0);
+		assert_int_equal(lbf_csum(out + b.l3 + 20, 8 + 64, 0), 0);
+	}
+}
+
+static void test_ttl(void **state)
+{
+	static uint8_t out[4096];
+	size_t out_len;
+	struct pkt b;
+
+	one_backend(VIP4, "10.0.0.2");
+	check_time_exceeded(CLIENT4, VIP4, 1, 100, 0);
+	check_time_exceeded(CLIENT4, VIP4, 0, 100, 1);
+	check_time_exceeded(CLIENT4, VIP4, 1, 0, 0);     /* 40 bytes quoted, 24 zeros */
+	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 6, 0, 2, 10);
+	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
+	assert_int_equal(out[14 + 20 + 8], 1);                   /* inner TTL */
+	assert_int_equal(lbf_csum(out + 14 + 20, 20, 0), 0);     /* inner checksum */
+	one_backend(VIP6, "2001:db8::2");
+	check_time_exceeded(CLIENT6, VIP6, 1, 100, 0);
+	check_time_exceeded(CLIENT6, VIP6, 1, 0, 2);     /* 60 bytes quoted, 68 zeros */
+}
+
+/* lb_icmp_budget's value (src/lb/lb_maps.h, BPF-only) */
+struct icmp_budget {
+	uint64_t window;
+	uint32_t sent, pad;
+};
+
+static uint64_t coarse_window(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t); /* bpf_ktime_get_coarse_ns's clock */
+	return ((uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec) >> 30;
+}
+
+/* A CPU answers at most 1,000 packets (time exceeded, too big) a window
+ * of 2^30 ns; past that, dropped unanswered and still counted. Retried
+ * when the window turns during the run. */
+static void test_icmp_answers_limited(void **state)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(F.lb->maps.lb_icmp_budget), tries;
+	struct icmp_budget *v = calloc((size_t)ncpu, sizeof(*v));
+	unsigned tx = 0, drop = 0;
+	uint64_t c0, w;
+	uint32_t zero = 0;
+	struct pkt b;
+
+	assert_non_null(v);
+	one_backend(VIP4, "10.0.0.2");
+	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 17, 0, 1, 10);
+	for (tries = 0; tries < 5; tries++) {
+		w = coarse_window();
+		for (int c = 0; c < ncpu; c++)
+			v[c] = (struct icmp_budget){ .window = w };
+		assert_int_equal(bpf_map_update_elem(fd, &zero, v, 0), 0);
+		c0 = lbf_counter(&F, FP_LB_C_TTL_EXPIRED);
+		tx = drop = 0;
+		for (int i = 0; i < 1100; i++) {
+			int rc = lbf_run(&F, 0, b.buf, b.len, NULL, NULL);
+
+			tx += rc == XDP_TX;
+			drop += rc == XDP_DROP;
+		}
+		if (coarse_window() == w)
+			break;
+	}
+	assert_true(tries < 5);
+	assert_int_equal(tx, 1000);
+	assert_int_equal(drop, 100);
+	assert_int_equal(lbf_counter(&F, FP_LB_C_TTL_EXPIRED), c0 + 1100);
+	/* the next cases' answers a fresh budget (window 0 is long gone) */
+	memset(v, 0, (size_t)ncpu * sizeof(*v));
+	assert_int_equal(bpf_map_update_elem(fd, &zero, v, 0), 0);
+	free(v);
 }
 
 static void check_too_big(const char *client, const char *vip, const char *be, int n_vlan,
@@ -378,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_port_not_in_tx_ports),
 		cmocka_unit_test(test_no_route),
 		cmocka_unit_test(test_ttl),
+		cmocka_unit_test(test_icmp_answers_limited),
 		cmocka_unit_test(test_source_unset_is_error),
 		cmocka_unit_test(test_too_big_v4),
 		cmocka_unit_test(test_too_big_v6),

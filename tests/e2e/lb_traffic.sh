@@ -9,6 +9,8 @@
 #    other two's (its own move, and break); `drain` breaks none at all, and
 #    the drained backend gets no new connection;
 #  - the same spread, down and drain for a v6 VIP (3,000);
+#  - a SYN with TTL / hop limit 1 answered with time exceeded (connect
+#    fails at once), with 2 connected;
 #  - the filter in front of the lb drops a UDP flood aimed at the VIP while
 #    clients' connections succeed.
 set -euo pipefail
@@ -233,6 +235,38 @@ changes() {
 }
 changes v4 "http://$VIP" "$VIP:80/tcp" 10.7.0.13
 changes v6 "http://[$VIP6]" "[$VIP6]:80/tcp" "$(e2e_v6_of 10.7.0.13)"
+
+# A router's answer: a SYN that reaches the lb with TTL (hop limit) 1, as
+# traceroute's probe does, comes back as ICMP time exceeded, which fails
+# the client's connect with EHOSTUNREACH at once (dropped unanswered, it
+# would time out); with 2 it reaches a backend and connects.
+ttl_connect() {
+	ip netns exec "$cl" python3 - "$@" <<'EOF2'
+import errno, socket, sys
+addr, hops = sys.argv[1], int(sys.argv[2])
+fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+if fam == socket.AF_INET:
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, hops)
+else:
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, hops)
+s.settimeout(5)
+try:
+    s.connect((addr, 80))
+    print("connected")
+except socket.timeout:
+    print("timeout")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, e.errno))
+EOF2
+}
+for vip in "$VIP" "$VIP6"; do
+	got=$(ttl_connect "$vip" 1)
+	[[ $got == EHOSTUNREACH ]] || e2e_fail "a SYN to $vip with TTL 1: $got, not EHOSTUNREACH (time exceeded)"
+	got=$(ttl_connect "$vip" 2)
+	[[ $got == connected ]] || e2e_fail "a SYN to $vip with TTL 2: $got, not connected"
+done
+e2e_log "TTL 1 to each VIP answered with time exceeded; TTL 2 connects"
 
 # Weights 1:2:3 (backend add of an existing backend changes its weight is
 # not assumed: del and add)
