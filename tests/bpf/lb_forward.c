@@ -304,26 +304,37 @@ static size_t expect_too_big(const struct pkt *b, int outer, uint8_t *out)
 			      : expect_icmp(b, 2, 0, (uint32_t)(1500 - outer), out);
 }
 
+/* Frame b is answered (XDP_TX) with exactly want, counted once under c;
+ * an IPv4 answer's IP and ICMP checksums also verified on their own. */
+static void check_answer(const struct pkt *b, const uint8_t *want, size_t want_len,
+			 enum fp_lb_counter c)
+{
+	static uint8_t out[4096];
+	uint64_t c0 = lbf_counter(&F, c);
+	size_t out_len;
+
+	assert_int_equal(lbf_run(&F, 0, b->buf, b->len, out, &out_len), XDP_TX);
+	assert_frame(out, out_len, want, want_len);
+	assert_int_equal(lbf_counter(&F, c), c0 + 1);
+	if (b->ip_ver == 4) {
+		assert_int_equal(lbf_csum(out + b->l3, 20, 0), 0);
+		assert_int_equal(lbf_csum(out + b->l3 + 20, 8 + 64, 0), 0);
+	}
+}
+
 /* TTL (hop limit) 1 or 0 as it came: answered from the VIP with "time
  * exceeded" / "hop limit exceeded", the datagram quoted (a short one
  * padded with zeros); an ICMP error about a flow is not answered. */
 static void check_time_exceeded(const char *client, const char *vip, uint8_t ttl,
 				size_t payload, int n_vlan)
 {
-	static uint8_t out[4096], want[4096];
-	uint64_t c0 = lbf_counter(&F, FP_LB_C_TTL_EXPIRED);
-	size_t out_len, want_len;
+	static uint8_t want[4096];
+	size_t want_len;
 	struct pkt b;
 
 	lbt_frame(&b, client, vip, 40000, 80, 6, n_vlan, ttl, payload);
 	want_len = b.ip_ver == 4 ? expect_icmp(&b, 11, 0, 0, want) : expect_icmp(&b, 3, 0, 0, want);
-	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
-	assert_frame(out, out_len, want, want_len);
-	assert_int_equal(lbf_counter(&F, FP_LB_C_TTL_EXPIRED), c0 + 1);
-	if (b.ip_ver == 4) {
-		assert_int_equal(lbf_csum(out + b.l3, 20, 0), 0);
-		assert_int_equal(lbf_csum(out + b.l3 + 20, 8 + 64, 0), 0);
-	}
+	check_answer(&b, want, want_len, FP_LB_C_TTL_EXPIRED);
 }
 
 static void test_ttl(void **state)
@@ -403,9 +414,9 @@ static void test_icmp_answers_limited(void **state)
 static void check_too_big(const char *client, const char *vip, const char *be, int n_vlan,
 			  size_t fits, int outer)
 {
-	static uint8_t out[4096], want[4096];
-	uint64_t c0 = lbf_counter(&F, FP_LB_C_TOO_BIG), tx0 = lbf_counter(&F, FP_LB_C_FORWARD_TX);
-	size_t out_len, want_len, hdrs;
+	static uint8_t want[4096];
+	uint64_t tx0 = lbf_counter(&F, FP_LB_C_FORWARD_TX);
+	size_t want_len, hdrs;
 	struct pkt b;
 
 	one_backend(vip, be);
@@ -419,14 +430,7 @@ static void check_too_big(const char *client, const char *vip, const char *be, i
 	/* ... one byte more is answered */
 	lbt_frame(&b, client, vip, 40000, 80, 6, n_vlan, 64, fits - hdrs + 1);
 	want_len = expect_too_big(&b, outer, want);
-	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
-	assert_frame(out, out_len, want, want_len);
-	assert_int_equal(lbf_counter(&F, FP_LB_C_TOO_BIG), c0 + 1);
-	/* the IP and ICMP checksums, verified on their own */
-	if (b.ip_ver == 4) {
-		assert_int_equal(lbf_csum(out + b.l3, 20, 0), 0);
-		assert_int_equal(lbf_csum(out + b.l3 + 20, 8 + 64, 0), 0);
-	}
+	check_answer(&b, want, want_len, FP_LB_C_TOO_BIG);
 }
 
 static void test_too_big_v4(void **state)
