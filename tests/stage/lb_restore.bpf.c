@@ -19,7 +19,10 @@
 
 #define LB_RESTORE_MAX 64
 
-__u8 orig[LB_RESTORE_MAX];  /* the frame's first bytes, as given */
+/* a frame's word, read and written in place (unaligned where the CPU allows) */
+typedef __u64 __attribute__((__may_alias__)) restore_w64;
+
+__u8 orig[LB_RESTORE_MAX] __attribute__((aligned(8)));  /* the frame's first bytes, as given */
 __u32 orig_len;             /* the frame's length as given */
 __u32 restores;             /* runs that found the head moved */
 __u32 new_flows;            /* a new flow each run */
@@ -47,7 +50,11 @@ int lb_restore(struct xdp_md *ctx)
 	}
 	if (data + LB_RESTORE_MAX > data_end)
 		return XDP_ABORTED;
-	__builtin_memcpy(data, orig, LB_RESTORE_MAX);
+	/* as words: a memcpy into the frame (alignment 1) is a byte store
+	 * each, and fp_entry's first wider reads would then stall on them */
+#pragma unroll
+	for (int i = 0; i < LB_RESTORE_MAX / 8; i++)
+		((restore_w64 *)data)[i] = ((const __u64 *)orig)[i];
 	if (new_flows) {
 		__u8 *ip = data + 14, *p = data + 34;
 		__u32 n = runs++, sum = 0;
