@@ -33,80 +33,6 @@
 
 static const char *const hc_pins[] = { "lb_hc_reals", "lb_hc_counters" };
 
-/* ---- rtnetlink, the few requests needed -------------------------------- */
-
-struct nl_req {
-	struct nlmsghdr nh;
-	char body[256];
-};
-
-static void *nl_begin(struct nl_req *r, int type, int flags, size_t hdr)
-{
-	memset(r, 0, sizeof(*r));
-	r->nh.nlmsg_len = NLMSG_LENGTH(hdr);
-	r->nh.nlmsg_type = type;
-	r->nh.nlmsg_flags = NLM_F_REQUEST | flags;
-	r->nh.nlmsg_seq = 1;
-	return NLMSG_DATA(&r->nh);
-}
-
-static void nl_attr(struct nl_req *r, int type, const void *data, int len)
-{
-	struct rtattr *a = (struct rtattr *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
-
-	a->rta_type = type;
-	a->rta_len = RTA_LENGTH(len);
-	memcpy(RTA_DATA(a), data, len);
-	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(a->rta_len);
-}
-
-static void nl_u32(struct nl_req *r, int type, __u32 v)
-{
-	nl_attr(r, type, &v, 4);
-}
-
-/* Sends r; 0 or the kernel's -errno. With reply, the first answer is
- * copied there (RTM_GET*). */
-static int nl_talk(struct nl_req *r, void *reply, size_t rlen)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 2 };
-	char buf[8192];
-	int fd, ret = -EIO;
-	ssize_t n;
-
-	if (!reply)
-		r->nh.nlmsg_flags |= NLM_F_ACK;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (sendto(fd, r, r->nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0) {
-		ret = -errno;
-		goto out;
-	}
-	for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned)n);
-	     nh = NLMSG_NEXT(nh, n)) {
-		if (nh->nlmsg_type == NLMSG_ERROR) {
-			ret = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
-			break;
-		}
-		if (reply) {
-			memcpy(reply, nh, nh->nlmsg_len < rlen ? nh->nlmsg_len : rlen);
-			ret = 0;
-			break;
-		}
-	}
-out:
-	close(fd);
-	return ret;
-}
-
 static int af_of(int fam)
 {
 	return fam == 4 ? AF_INET : AF_INET6;
@@ -115,17 +41,17 @@ static int af_of(int fam)
 /* The fwmark rule to FP_LB_HC_TABLE (add or delete). */
 static int hc_rule(int fam, int type)
 {
-	struct nl_req r;
-	struct fib_rule_hdr *h = nl_begin(&r, type, type == RTM_NEWRULE ?
+	struct fp_lb_nl_req r;
+	struct fib_rule_hdr *h = fp_lb_nl_begin(&r, type, type == RTM_NEWRULE ?
 					  NLM_F_CREATE | NLM_F_EXCL : 0, sizeof(*h));
 
 	h->family = af_of(fam);
 	h->action = FR_ACT_TO_TBL;
-	nl_u32(&r, FRA_FWMARK, FP_LB_HC_MARK);
-	nl_u32(&r, FRA_FWMASK, FP_LB_HC_MARK_MASK);
-	nl_u32(&r, FRA_TABLE, FP_LB_HC_TABLE);
-	nl_u32(&r, FRA_PRIORITY, FP_LB_HC_TABLE);
-	return nl_talk(&r, NULL, 0);
+	fp_lb_nl_u32(&r, FRA_FWMARK, FP_LB_HC_MARK);
+	fp_lb_nl_u32(&r, FRA_FWMASK, FP_LB_HC_MARK_MASK);
+	fp_lb_nl_u32(&r, FRA_TABLE, FP_LB_HC_TABLE);
+	fp_lb_nl_u32(&r, FRA_PRIORITY, FP_LB_HC_TABLE);
+	return fp_lb_nl_talk(&r, NULL, 0);
 }
 
 static void gw_of(int fam, __u8 gw[16])
@@ -136,8 +62,8 @@ static void gw_of(int fam, __u8 gw[16])
 /* The default route of FP_LB_HC_TABLE through the dummy gateway on ifindex. */
 static int hc_route(int fam, int type, unsigned ifindex)
 {
-	struct nl_req r;
-	struct rtmsg *rt = nl_begin(&r, type, type == RTM_NEWROUTE ?
+	struct fp_lb_nl_req r;
+	struct rtmsg *rt = fp_lb_nl_begin(&r, type, type == RTM_NEWROUTE ?
 				    NLM_F_CREATE | NLM_F_REPLACE : 0, sizeof(*rt));
 	__u8 gw[16];
 
@@ -148,19 +74,19 @@ static int hc_route(int fam, int type, unsigned ifindex)
 	rt->rtm_scope = RT_SCOPE_UNIVERSE;
 	rt->rtm_type = RTN_UNICAST;
 	rt->rtm_flags = RTNH_F_ONLINK;
-	nl_u32(&r, RTA_TABLE, FP_LB_HC_TABLE);
-	nl_attr(&r, RTA_GATEWAY, gw, fam == 4 ? 4 : 16);
+	fp_lb_nl_u32(&r, RTA_TABLE, FP_LB_HC_TABLE);
+	fp_lb_nl_attr(&r, RTA_GATEWAY, gw, fam == 4 ? 4 : 16);
 	if (ifindex)
-		nl_u32(&r, RTA_OIF, ifindex);
-	return nl_talk(&r, NULL, 0);
+		fp_lb_nl_u32(&r, RTA_OIF, ifindex);
+	return fp_lb_nl_talk(&r, NULL, 0);
 }
 
 /* The dummy gateway's permanent neighbour entry (its MAC is the
  * interface's own: a frame that left unencapsulated goes nowhere). */
 static int hc_neigh(int fam, int type, unsigned ifindex, const __u8 mac[6])
 {
-	struct nl_req r;
-	struct ndmsg *nd = nl_begin(&r, type, type == RTM_NEWNEIGH ?
+	struct fp_lb_nl_req r;
+	struct ndmsg *nd = fp_lb_nl_begin(&r, type, type == RTM_NEWNEIGH ?
 				    NLM_F_CREATE | NLM_F_REPLACE : 0, sizeof(*nd));
 	__u8 gw[16];
 
@@ -168,10 +94,10 @@ static int hc_neigh(int fam, int type, unsigned ifindex, const __u8 mac[6])
 	nd->ndm_family = af_of(fam);
 	nd->ndm_ifindex = (int)ifindex;
 	nd->ndm_state = NUD_PERMANENT;
-	nl_attr(&r, NDA_DST, gw, fam == 4 ? 4 : 16);
+	fp_lb_nl_attr(&r, NDA_DST, gw, fam == 4 ? 4 : 16);
 	if (mac)
-		nl_attr(&r, NDA_LLADDR, mac, 6);
-	return nl_talk(&r, NULL, 0);
+		fp_lb_nl_attr(&r, NDA_LLADDR, mac, 6);
+	return fp_lb_nl_talk(&r, NULL, 0);
 }
 
 /* How a marked probe to dst (of family fam) is routed now: its egress
@@ -179,33 +105,13 @@ static int hc_neigh(int fam, int type, unsigned ifindex, const __u8 mac[6])
  * type (RTN_LOCAL: dst is this host's). -errno when there is no route. */
 static int hc_marked_route(int fam, const __u8 dst[16], unsigned *oif, bool *ours, int *type)
 {
-	struct nl_req r;
-	struct rtmsg *rt = nl_begin(&r, RTM_GETROUTE, 0, sizeof(*rt));
-	union { struct nlmsghdr nh; char b[1024]; } a;
-	int len, ret;
+	struct fp_lb_route rt;
+	int ret = fp_lb_nl_route_get(fam, dst, FP_LB_HC_MARK, &rt);
 
-	*oif = 0;
-	*ours = false;
-	*type = 0;
-	rt->rtm_family = af_of(fam);
-	rt->rtm_dst_len = fam == 4 ? 32 : 128;
-	rt->rtm_flags = RTM_F_LOOKUP_TABLE; /* RTA_TABLE: the table that answered */
-	nl_attr(&r, RTA_DST, dst, fam == 4 ? 4 : 16);
-	nl_u32(&r, RTA_MARK, FP_LB_HC_MARK);
-	if ((ret = nl_talk(&r, &a, sizeof(a))))
-		return ret;
-	if (a.nh.nlmsg_type != RTM_NEWROUTE)
-		return -ENOENT;
-	rt = NLMSG_DATA(&a.nh);
-	*type = rt->rtm_type;
-	len = (int)RTM_PAYLOAD(&a.nh);
-	for (struct rtattr *x = RTM_RTA(rt); RTA_OK(x, len); x = RTA_NEXT(x, len)) {
-		if (x->rta_type == RTA_OIF)
-			memcpy(oif, RTA_DATA(x), 4);
-		if (x->rta_type == RTA_TABLE)
-			*ours = *(__u32 *)RTA_DATA(x) == FP_LB_HC_TABLE;
-	}
-	return 0;
+	*oif = ret ? 0 : rt.oif;
+	*ours = !ret && rt.table == FP_LB_HC_TABLE;
+	*type = ret ? 0 : rt.type;
+	return ret;
 }
 
 /* The interface marked probes of family fam leave by now (0: none). */

@@ -3,6 +3,8 @@
 #ifndef FP_LB_INTERNAL_H
 #define FP_LB_INTERNAL_H
 
+#include <linux/netlink.h>
+
 #include "lb/lb.h"
 #include "pipeline/pipeline.h"
 
@@ -29,6 +31,26 @@ int fp_lb_sum_counters(int fd, __u64 c[FP_LB_C_MAX]);
 /* lb.c: the edit lock (an flock of ROOT/IFACE/lb). */
 int fp_lb__lock(struct fp_lb *lb, char *err, size_t errlen);
 void fp_lb__unlock(struct fp_lb *lb);
+
+/* lb_netlink.c: an rtnetlink request (header, then attributes), sent by
+ * fp_lb_nl_talk: 0 or the kernel's -errno; with reply, the first answer
+ * is copied there (RTM_GET*), else the kernel's ACK is awaited. */
+struct fp_lb_nl_req {
+	struct nlmsghdr nh;
+	char body[256];
+};
+void *fp_lb_nl_begin(struct fp_lb_nl_req *r, int type, int flags, size_t hdr);
+void fp_lb_nl_attr(struct fp_lb_nl_req *r, int type, const void *data, int len);
+void fp_lb_nl_u32(struct fp_lb_nl_req *r, int type, __u32 v);
+int fp_lb_nl_talk(struct fp_lb_nl_req *r, void *reply, size_t rlen);
+/* The route the kernel picks to dst (family 4 or 6) for a packet with
+ * mark (0: none), as `ip route get`: -errno when there is none. */
+struct fp_lb_route {
+	unsigned oif;          /* egress interface (0: the route names none) */
+	int type;              /* RTN_* (RTN_LOCAL: dst is this host's) */
+	__u32 table;           /* the table that answered */
+};
+int fp_lb_nl_route_get(int fam, const __u8 dst[16], __u32 mark, struct fp_lb_route *out);
 
 /* lb_route.c: the egress interface of the route to addr (0 and a note when
  * there is none), and a datagram to addr so its next hop is resolved. */

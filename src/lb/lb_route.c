@@ -13,99 +13,28 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "lb/lb_internal.h"
 
-/* The route to addr: its egress interface and type (RTN_*). */
-static int route_get(int af, const __u8 addr[16], unsigned *oif, __u8 *type)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct rtmsg rt;
-		char attrs[64];
-	} req;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct timeval tv = { .tv_sec = 1 };
-	int alen = af == 4 ? 4 : 16, fd, ret = -ENOENT;
-	char buf[8192];
-	struct rtattr *rta;
-	ssize_t n;
-
-	*oif = 0;
-	*type = RTN_UNSPEC;
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
-	req.nh.nlmsg_type = RTM_GETROUTE;
-	req.nh.nlmsg_flags = NLM_F_REQUEST;
-	req.nh.nlmsg_seq = 1;
-	req.rt.rtm_family = af == 4 ? AF_INET : AF_INET6;
-	req.rt.rtm_dst_len = alen * 8;
-	rta = (struct rtattr *)((char *)&req + NLMSG_ALIGN(req.nh.nlmsg_len));
-	rta->rta_type = RTA_DST;
-	rta->rta_len = RTA_LENGTH(alen);
-	memcpy(RTA_DATA(rta), addr, alen);
-	req.nh.nlmsg_len = NLMSG_ALIGN(req.nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (sendto(fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0) {
-		ret = -errno;
-		goto out;
-	}
-	for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (unsigned)n);
-	     nh = NLMSG_NEXT(nh, n)) {
-		if (nh->nlmsg_type == NLMSG_ERROR) {
-			struct nlmsgerr *e = NLMSG_DATA(nh);
-
-			ret = e->error ? e->error : -ENOENT;
-			break;
-		}
-		if (nh->nlmsg_type != RTM_NEWROUTE)
-			continue;
-		{
-			struct rtmsg *rt = NLMSG_DATA(nh);
-			int len = (int)RTM_PAYLOAD(nh);
-
-			*type = rt->rtm_type;
-
-			for (struct rtattr *a = RTM_RTA(rt); RTA_OK(a, len); a = RTA_NEXT(a, len))
-				if (a->rta_type == RTA_OIF) {
-					memcpy(oif, RTA_DATA(a), sizeof(*oif));
-					ret = 0;
-				}
-		}
-		break;
-	}
-out:
-	close(fd);
-	return ret;
-}
-
+/* The egress interface of the route to addr (-ENOENT when it names none). */
 int fp_lb_route_oif(int af, const __u8 addr[16], unsigned *oif)
 {
-	__u8 type;
+	struct fp_lb_route rt;
+	int ret = fp_lb_nl_route_get(af, addr, 0, &rt);
 
-	return route_get(af, addr, oif, &type);
+	*oif = ret ? 0 : rt.oif;
+	return ret ? ret : rt.oif ? 0 : -ENOENT;
 }
 
 int fp_lb_route_is_local(int af, const __u8 addr[16])
 {
-	unsigned oif;
-	__u8 type;
-	int ret = route_get(af, addr, &oif, &type);
+	struct fp_lb_route rt;
+	int ret = fp_lb_nl_route_get(af, addr, 0, &rt);
 
-	return ret ? ret : type == RTN_LOCAL;
+	return ret ? ret : rt.type == RTN_LOCAL;
 }
 
 int fp_lb_warm_neigh(int af, const __u8 addr[16])
