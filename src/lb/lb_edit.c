@@ -39,6 +39,24 @@ static void no_vip_msg(const struct fp_lb *lb, const struct fp_lb_vip_key *k, ch
 		 lb->ifname, lb->ifname);
 }
 
+/* Under the edit lock: VIP k's value and every lb_backends entry (*all
+ * malloc'ed; the caller frees it). -ENOENT when there is no such VIP. */
+static int vip_and_backends(struct fp_lb *lb, const struct fp_lb_vip_key *k,
+			    struct fp_lb_vip *vip, struct fp_lb_backend **all, char *err,
+			    size_t errlen)
+{
+	int ret;
+
+	if (bpf_map_lookup_elem(lb->fd[LB_VIPS], k, vip)) {
+		no_vip_msg(lb, k, err, errlen);
+		return -ENOENT;
+	}
+	ret = fp_lb_read_backends(lb, all);
+	if (ret)
+		snprintf(err, errlen, "reading lb_backends failed: %s", strerror(-ret));
+	return ret;
+}
+
 /* The new table of vip from all[] into a new inner map: its fd. */
 static int new_table(const struct fp_lb_backend *all, const struct fp_lb_vip *vip,
 		     __u32 *active, char *err, size_t errlen)
@@ -159,16 +177,9 @@ int fp_lb__vip_del(struct fp_lb *lb, const struct fp_lb_vip_key *k, char *err, s
 
 	if (ret)
 		return ret;
-	if (bpf_map_lookup_elem(lb->fd[LB_VIPS], k, &vip)) {
-		no_vip_msg(lb, k, err, errlen);
-		ret = -ENOENT;
+	ret = vip_and_backends(lb, k, &vip, &all, err, errlen);
+	if (ret)
 		goto out;
-	}
-	ret = fp_lb_read_backends(lb, &all);
-	if (ret) {
-		snprintf(err, errlen, "reading lb_backends failed: %s", strerror(-ret));
-		goto out;
-	}
 	if (bpf_map_delete_elem(lb->fd[LB_VIPS], k)) {
 		ret = -errno;
 		snprintf(err, errlen, "deleting the VIP failed: %s", strerror(-ret));
@@ -300,16 +311,9 @@ int fp_lb__backend(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u8 af,
 	ret = fp_lb__lock(lb, err, errlen);
 	if (ret)
 		return ret;
-	if (bpf_map_lookup_elem(lb->fd[LB_VIPS], k, &vip)) {
-		no_vip_msg(lb, k, err, errlen);
-		ret = -ENOENT;
+	ret = vip_and_backends(lb, k, &vip, &all, err, errlen);
+	if (ret)
 		goto out;
-	}
-	ret = fp_lb_read_backends(lb, &all);
-	if (ret) {
-		snprintf(err, errlen, "reading lb_backends failed: %s", strerror(-ret));
-		goto out;
-	}
 	for (__u32 j = 0; j < FP_LB_MAX_BACKENDS; j++)
 		if ((all[j].flags & FP_LB_BE_USED) && all[j].vip_index == vip.index &&
 		    same_addr(&all[j], af, addr)) {
