@@ -115,18 +115,38 @@ static __always_inline int lb_client_df(struct xdp_md *ctx, const struct fp_pkt 
 	return (ip[6] & 0x40) != 0;
 }
 
+/* The ones'-complement sum of the 32-bit words from p to the frame's end
+ * (at most LB_ICMP_WORDS of them), added to seed; the frame ends on a
+ * word of p. Unrolled: each word's bound is a constant for the verifier. */
+#define LB_ICMP_WORDS ((8 + LB_ICMP6_QUOTE) / 4)
+
+static __always_inline __u32 lb_sum_words(const __u8 *p, const void *data_end, __u32 seed)
+{
+	__u64 sum = seed;
+
+#pragma unroll
+	for (int i = 0; i < LB_ICMP_WORDS; i++) {
+		if ((const void *)(p + 4 * i + 4) > data_end)
+			break;
+		sum += *(const lb_w32 *)(p + 4 * i);
+	}
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	return (__u32)((sum & 0xffffffff) + (sum >> 32));
+}
+
 /*
  * Answers a client's packet, in place, with an ICMP error from the VIP:
  * Ethernet back to where it came from (addresses swapped, tags kept) + IP
  * from the VIP to the client + ICMP (type and code of the packet's
- * family, `word` the four bytes after the checksum) + the first
- * LB_ICMP4_QUOTE / LB_ICMP6_QUOTE bytes of the client's datagram, sent
- * back with XDP_TX. A shorter datagram is quoted whole, zeros after it up
- * to that length (the frame grows; the quoted header says where the
- * datagram ends): an answer of one size, whose checksum the verifier can
- * bound. Returns 0; 1 when this CPU's answers are over their limit
- * (lb_icmp_budget), -1 when the frame cannot be reshaped: nothing is sent
- * then, and the caller drops the packet.
+ * family, `word` the four bytes after the checksum) + the client's
+ * datagram, up to LB_ICMP4_QUOTE / LB_ICMP6_QUOTE bytes, sent back with
+ * XDP_TX. A shorter datagram is quoted whole but for its last 1-3 bytes
+ * past a multiple of four (the header and the first 8 bytes after it,
+ * all a client needs, are always there): the frame is only cut, never
+ * grown, for the kernel may have no room after a small packet. Returns
+ * 0; 1 when this CPU's answers are over their limit (lb_icmp_budget),
+ * -1 when the frame cannot be reshaped: nothing is sent then, and the
+ * caller drops the packet.
  */
 static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pkt *pkt,
 					  const struct lb_l2 *l2, __u8 type, __u8 code, __u32 word)
@@ -150,6 +170,8 @@ static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pk
 	if (b->sent >= LB_ICMP_PER_WINDOW)
 		return 1;
 	b->sent++;
+	if (pkt->len < quote)
+		quote = pkt->len & ~3u;
 	if (bpf_xdp_adjust_tail(ctx, (int)(pkt->l3_off + quote) - (int)pkt->pkt_len) ||
 	    bpf_xdp_adjust_head(ctx, -(int)hdrs))
 		return -1;
@@ -162,12 +184,12 @@ static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pk
 	data_end = (void *)(long)ctx->data_end;
 	ip = data + l3;
 	if (pkt->l3 == 4) {
-		if (ip + 20 + 8 + LB_ICMP4_QUOTE > (__u8 *)data_end)
+		if (ip + 20 + 8 > (__u8 *)data_end)
 			return -1;
 		icmp = ip + 20;
 		ip[0] = 0x45;
 		ip[1] = 0;
-		*(lb_w16 *)(ip + 2) = bpf_htons(20 + 8 + LB_ICMP4_QUOTE);
+		*(lb_w16 *)(ip + 2) = bpf_htons(20 + 8 + quote);
 		*(lb_w32 *)(ip + 4) = 0;                 /* id, flags, offset */
 		ip[8] = LB_OUTER_TTL;
 		ip[9] = IPPROTO_ICMP;
@@ -179,18 +201,18 @@ static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pk
 		icmp[1] = code;
 		*(lb_w16 *)(icmp + 2) = 0;
 		*(lb_w32 *)(icmp + 4) = bpf_htonl(word);
-		sum = bpf_csum_diff(NULL, 0, (void *)icmp, 8 + LB_ICMP4_QUOTE, 0);
+		sum = lb_sum_words(icmp, data_end, 0);
 	} else {
 		struct {
 			__u8 src[16], dst[16];
 			__u32 len, next;
 		} ph;
 
-		if (ip + 40 + 8 + LB_ICMP6_QUOTE > (__u8 *)data_end)
+		if (ip + 40 + 8 > (__u8 *)data_end)
 			return -1;
 		icmp = ip + 40;
 		*(lb_w32 *)ip = bpf_htonl(6u << 28);
-		*(lb_w16 *)(ip + 4) = bpf_htons(8 + LB_ICMP6_QUOTE);
+		*(lb_w16 *)(ip + 4) = bpf_htons(8 + quote);
 		ip[6] = LB_IPPROTO_ICMPV6;
 		ip[7] = LB_OUTER_TTL;
 		lb_copy16(ip + 8, pkt->dst);            /* from the VIP */
@@ -201,10 +223,10 @@ static __always_inline int lb_icmp_answer(struct xdp_md *ctx, const struct fp_pk
 		*(lb_w32 *)(icmp + 4) = bpf_htonl(word);
 		lb_copy16(ph.src, pkt->dst);
 		lb_copy16(ph.dst, pkt->src);
-		ph.len = bpf_htonl(8 + LB_ICMP6_QUOTE);
+		ph.len = bpf_htonl(8 + quote);
 		ph.next = bpf_htonl(LB_IPPROTO_ICMPV6);
 		sum = bpf_csum_diff(NULL, 0, (void *)&ph, sizeof(ph), 0);
-		sum = bpf_csum_diff(NULL, 0, (void *)icmp, 8 + LB_ICMP6_QUOTE, sum);
+		sum = lb_sum_words(icmp, data_end, sum);
 	}
 	*(lb_w16 *)(icmp + 2) = lb_csum_fold(sum);
 	return 0;

@@ -135,9 +135,9 @@ struct {
  * The ICMP answers (too big, time exceeded) this CPU sent in the current
  * window of 2^30 ns (coarse clock): at most LB_ICMP_PER_WINDOW, as a
  * router limits the ICMP errors it makes (Linux: icmp_msgs_per_sec, 1000).
- * An answer can be larger than the packet it answers (a short datagram is
- * quoted with zeros up to the quote's length), so unlimited the lb would
- * reflect a spoofed flood, amplified, onto its victim. Past the limit a
+ * An answer is larger than a short packet it answers (its own IP and ICMP
+ * headers come in front of the quote), so unlimited the lb would reflect
+ * a spoofed flood, amplified, onto its victim. Past the limit a
  * packet is dropped unanswered (and counted as before). BPF-only, not
  * pinned.
  */

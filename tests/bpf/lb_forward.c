@@ -12,7 +12,8 @@
  *   no neighbour: passed to the stack encapsulated; no route: dropped;
  * - the next hop kept a second: a neighbour's new MAC shows after that;
  * - TTL 1 (or 0) answered with ICMP time exceeded, bytes and checksums, a
- *   short datagram quoted with zeros after it; TTL 2 leaves with 1; at
+ *   short datagram quoted but for its bytes past a multiple of four;
+ *   TTL 2 leaves with 1; at
  *   most 1,000 answers a CPU a second, the rest dropped unanswered;
  * - too big once encapsulated: the ICMP "fragmentation needed" (IPv4, DF)
  *   and ICMPv6 "packet too big" answers, bytes and checksums; without DF
@@ -238,24 +239,27 @@ static void test_source_unset_is_error(void **state)
 /*
  * The ICMP answer (type, code, the word after the checksum) for client
  * frame b (n_vlan tags): Ethernet back to the client (tags kept), IP from
- * the VIP, ICMP, the first `quote` bytes of the client's datagram (64 for
- * IPv4, 128 for IPv6), zeros after a shorter datagram.
+ * the VIP, ICMP, the client's datagram up to 64 bytes (IPv4) or 128
+ * (IPv6), a shorter one less its bytes past a multiple of four.
  */
 static size_t expect_icmp(const struct pkt *b, uint8_t type, uint8_t code, uint32_t word,
 			  uint8_t *out)
 {
 	const uint8_t *ip = b->buf + b->l3;
 	size_t l2 = (size_t)b->l3, o = l2, dgram = b->len - l2;
+	size_t q = b->ip_ver == 4 ? 64 : 128;
 
+	if (dgram < q)
+		q = dgram & ~(size_t)3;
 	memcpy(out, client_mac, 6);
 	memcpy(out + 6, us_mac, 6);
 	memcpy(out + 12, b->buf + 12, l2 - 12);                /* tags, ethertype */
 	if (b->ip_ver == 4) {
 		uint8_t *h = out + o, *icmp = h + 20;
 
-		memset(h, 0, 28 + 64);
+		memset(h, 0, 28);
 		h[0] = 0x45;
-		lbt_put16(h + 2, 20 + 8 + 64);
+		lbt_put16(h + 2, (uint16_t)(20 + 8 + q));
 		h[8] = 64;
 		h[9] = 1;
 		memcpy(h + 12, ip + 16, 4);                         /* from the VIP */
@@ -265,15 +269,15 @@ static size_t expect_icmp(const struct pkt *b, uint8_t type, uint8_t code, uint3
 		icmp[1] = code;
 		lbt_put16(icmp + 4, (uint16_t)(word >> 16));
 		lbt_put16(icmp + 6, (uint16_t)word);
-		memcpy(icmp + 8, ip, dgram < 64 ? dgram : 64);
-		lbt_put16(icmp + 2, lbf_csum(icmp, 8 + 64, 0));
-		return o + 28 + 64;
+		memcpy(icmp + 8, ip, q);
+		lbt_put16(icmp + 2, lbf_csum(icmp, 8 + q, 0));
+		return o + 28 + q;
 	} else {
 		uint8_t *h = out + o, *icmp = h + 40, ph[40];
 
-		memset(h, 0, 48 + 128);
+		memset(h, 0, 48);
 		h[0] = 0x60;
-		lbt_put16(h + 4, 8 + 128);
+		lbt_put16(h + 4, (uint16_t)(8 + q));
 		h[6] = 58;
 		h[7] = 64;
 		memcpy(h + 8, ip + 24, 16);
@@ -282,17 +286,17 @@ static size_t expect_icmp(const struct pkt *b, uint8_t type, uint8_t code, uint3
 		icmp[1] = code;
 		lbt_put16(icmp + 4, (uint16_t)(word >> 16));
 		lbt_put16(icmp + 6, (uint16_t)word);
-		memcpy(icmp + 8, ip, dgram < 128 ? dgram : 128);
+		memcpy(icmp + 8, ip, q);
 		memset(ph, 0, sizeof(ph));
 		memcpy(ph, h + 8, 32);
-		ph[35] = 8 + 128;
+		ph[35] = (uint8_t)(8 + q);
 		ph[39] = 58;
 		{
 			uint16_t c = lbf_csum(ph, 40, 0);
 
-			lbt_put16(icmp + 2, lbf_csum(icmp, 8 + 128, (uint16_t)~c));
+			lbt_put16(icmp + 2, lbf_csum(icmp, 8 + q, (uint16_t)~c));
 		}
-		return o + 48 + 128;
+		return o + 48 + q;
 	}
 }
 
@@ -318,13 +322,13 @@ static void check_answer(const struct pkt *b, const uint8_t *want, size_t want_l
 	assert_int_equal(lbf_counter(&F, c), c0 + 1);
 	if (b->ip_ver == 4) {
 		assert_int_equal(lbf_csum(out + b->l3, 20, 0), 0);
-		assert_int_equal(lbf_csum(out + b->l3 + 20, 8 + 64, 0), 0);
+		assert_int_equal(lbf_csum(out + b->l3 + 20, out_len - (size_t)b->l3 - 20, 0), 0);
 	}
 }
 
 /* TTL (hop limit) 1 or 0 as it came: answered from the VIP with "time
- * exceeded" / "hop limit exceeded", the datagram quoted (a short one
- * padded with zeros); an ICMP error about a flow is not answered. */
+ * exceeded" / "hop limit exceeded", the datagram quoted (a short one but
+ * for its bytes past a multiple of four). */
 static void check_time_exceeded(const char *client, const char *vip, uint8_t ttl,
 				size_t payload, int n_vlan)
 {
@@ -346,14 +350,16 @@ static void test_ttl(void **state)
 	one_backend(VIP4, "10.0.0.2");
 	check_time_exceeded(CLIENT4, VIP4, 1, 100, 0);
 	check_time_exceeded(CLIENT4, VIP4, 0, 100, 1);
-	check_time_exceeded(CLIENT4, VIP4, 1, 0, 0);     /* 40 bytes quoted, 24 zeros */
+	check_time_exceeded(CLIENT4, VIP4, 1, 0, 0);     /* a SYN's 40 bytes, all quoted */
+	check_time_exceeded(CLIENT4, VIP4, 1, 3, 0);     /* 43: 40 quoted */
 	lbt_frame(&b, CLIENT4, VIP4, 40000, 80, 6, 0, 2, 10);
 	assert_int_equal(lbf_run(&F, 0, b.buf, b.len, out, &out_len), XDP_TX);
 	assert_int_equal(out[14 + 20 + 8], 1);                   /* inner TTL */
 	assert_int_equal(lbf_csum(out + 14 + 20, 20, 0), 0);     /* inner checksum */
 	one_backend(VIP6, "2001:db8::2");
 	check_time_exceeded(CLIENT6, VIP6, 1, 100, 0);
-	check_time_exceeded(CLIENT6, VIP6, 1, 0, 2);     /* 60 bytes quoted, 68 zeros */
+	check_time_exceeded(CLIENT6, VIP6, 1, 0, 2);     /* 60 bytes, all quoted */
+	check_time_exceeded(CLIENT6, VIP6, 1, 21, 0);    /* 81: 80 quoted */
 }
 
 /* lb_icmp_budget's value (src/lb/lb_maps.h, BPF-only) */

@@ -262,7 +262,7 @@ EOF2
 }
 for vip in "$VIP" "$VIP6"; do
 	got=$(ttl_connect "$vip" 1)
-	[[ $got == EHOSTUNREACH ]] || e2e_fail "a SYN to $vip with TTL 1: $got, not EHOSTUNREACH (time exceeded)"
+	[[ $got == EHOSTUNREACH ]] || { diag; e2e_fail "a SYN to $vip with TTL 1: $got, not EHOSTUNREACH (time exceeded)"; }
 	got=$(ttl_connect "$vip" 2)
 	[[ $got == connected ]] || e2e_fail "a SYN to $vip with TTL 2: $got, not connected"
 done
