@@ -123,6 +123,15 @@ int cli_fail(const struct cli *cli, const char *fmt, ...)
 int cli_nargs(const struct cli *cli, int argc, char **argv, int min, int max);
 
 /*
+ * The operands getopt left (argv[optind..]): exactly n of them, named in
+ * what ("IFACE VIP"). Returns 0, or a usage error naming the first
+ * operand too many ("unexpected argument 'x'") or what is expected, and
+ * CLI_USAGE.
+ */
+int cli_operands(const struct cli *cli, int argc, char **argv, int optind, int n,
+		 const char *what);
+
+/*
  * Finds name in a table of names (exact, else a unique prefix). Returns the
  * index, -1 if none matches, -2 if the prefix is ambiguous.
  */

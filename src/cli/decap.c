@@ -82,10 +82,8 @@ static int do_load(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
-	if (argc - optind != 1)
-		return cli_usage(cli, "expected IFACE");
+	if (cli_operands(cli, argc, argv, optind, 1, "IFACE"))
+		return CLI_USAGE;
 	ifname = argv[optind];
 	ret = fp_decap__load(ifname, &o, &done, err, sizeof(err));
 	ms = (cli_now_s() - t0) * 1e3;
@@ -237,14 +235,8 @@ static int do_stats(struct cli *cli, int argc, char **argv)
 			}
 		}
 	}
-	if (argc - optind > 1) { /* what was given past the arguments */
-		ret = cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
+	if ((ret = cli_operands(cli, argc, argv, optind, 1, "IFACE")))
 		goto out;
-	}
-	if (argc - optind != 1) {
-		ret = cli_usage(cli, "expected IFACE");
-		goto out;
-	}
 	ifname = argv[optind];
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);

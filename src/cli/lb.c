@@ -106,10 +106,8 @@ static int do_load(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
-	if (argc - optind != 1)
-		return cli_usage(cli, "expected IFACE");
+	if (cli_operands(cli, argc, argv, optind, 1, "IFACE"))
+		return CLI_USAGE;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = fp_lb__load(argv[optind], &o, err, sizeof(err));
 	ms = cli_ms_since(&t0);
@@ -216,10 +214,8 @@ static int do_vip_add(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 2) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 2]);
-	if (argc - optind != 2)
-		return cli_usage(cli, "expected IFACE VIP");
+	if (cli_operands(cli, argc, argv, optind, 2, "IFACE VIP"))
+		return CLI_USAGE;
 	if (fp_lb_parse_vip(argv[optind + 1], &k, err, sizeof(err)))
 		return cli_usage(cli, "%s", err);
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))
@@ -318,10 +314,8 @@ static int backend_op(struct cli *cli, int argc, char **argv, enum fp_lb_be_op o
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 3) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 3]);
-	if (argc - optind != 3)
-		return cli_usage(cli, "expected IFACE VIP BACKEND_ADDR");
+	if (cli_operands(cli, argc, argv, optind, 3, "IFACE VIP BACKEND_ADDR"))
+		return CLI_USAGE;
 	if (fp_lb_parse_vip(argv[optind + 1], &k, err, sizeof(err)) ||
 	    fp_lb_parse_addr(argv[optind + 2], addr, &af, err, sizeof(err)))
 		return cli_usage(cli, "%s", err);

@@ -133,10 +133,8 @@ int lb_do_health(struct cli *cli, int argc, char **argv)
 			break;
 		}
 	}
-	if (argc - optind > 1) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
-	if (argc - optind != 1)
-		return cli_usage(cli, "expected IFACE");
+	if (cli_operands(cli, argc, argv, optind, 1, "IFACE"))
+		return CLI_USAGE;
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))
 		return ret;
 	if ((claim = fp_lb_health_claim(argv[optind], err, sizeof(err))) < 0) {

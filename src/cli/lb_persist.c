@@ -376,10 +376,8 @@ int lb_do_apply(struct cli *cli, int argc, char **argv)
 					      "--mode", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 2) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 2]);
-	if (argc - optind != 2)
-		return cli_usage(cli, "expected IFACE FILE");
+	if (cli_operands(cli, argc, argv, optind, 2, "IFACE FILE"))
+		return CLI_USAGE;
 	if (mode && !load)
 		return cli_usage(cli, "--mode is a load option: add --load");
 	ifname = argv[optind];

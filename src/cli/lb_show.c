@@ -271,10 +271,8 @@ int lb_do_stats(struct cli *cli, int argc, char **argv)
 			return cli_usage(cli, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (argc - optind > 1) /* what was given past the arguments */
-		return cli_usage(cli, "unexpected argument '%s'", argv[optind + 1]);
-	if (argc - optind != 1)
-		return cli_usage(cli, "expected IFACE");
+	if (cli_operands(cli, argc, argv, optind, 1, "IFACE"))
+		return CLI_USAGE;
 	if (count && !watch)
 		return cli_usage(cli, "--count goes with --watch");
 	if ((ret = lb_cli_open(cli, argv[optind], &lb)))

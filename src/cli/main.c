@@ -238,6 +238,16 @@ int cli_nargs(const struct cli *cli, int argc, char **argv, int min, int max)
 	return 0;
 }
 
+int cli_operands(const struct cli *cli, int argc, char **argv, int optind, int n,
+		 const char *what)
+{
+	if (argc - optind > n)
+		return cli_usage(cli, "unexpected argument '%s'", argv[optind + n]);
+	if (argc - optind != n)
+		return cli_usage(cli, "expected %s", what);
+	return 0;
+}
+
 /* ---- verb dispatch ----------------------------------------------------- */
 
 int cli_dispatch(struct cli *cli, const struct cli_verb *verbs, int argc, char **argv)
