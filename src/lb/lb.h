@@ -47,6 +47,9 @@ int fp_lb_parse_prefix(const char *s, int af, __u8 addr[16], __u8 *len, char *er
 		       size_t errlen);
 /* "5tuple" or "src" -> 0 or FP_LB_VIP_HASH_SRC; -EINVAL otherwise. */
 int fp_lb_parse_hash(const char *s, __u32 *flag);
+/* How a VIP of family 4 or 6 is written with its port, for messages
+ * ("[ADDR]:PORT/PROTO (an IPv6 VIP's port goes after the brackets)"). */
+const char *fp_lb_vip_form(int family);
 /* The VIP as fp_lb_parse_vip reads it back; the address alone. */
 void fp_lb_vip_str(const struct fp_lb_vip_key *k, char *buf, size_t len);
 void fp_lb_addr_str(const void *addr, int af, char *buf, size_t len);

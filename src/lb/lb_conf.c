@@ -102,8 +102,7 @@ static int st_vip(const struct fp_conf_reader *r, struct fp_lb_conf *c,
 			    "without a port", vs);
 	if (!(v.flags & FP_LB_VIP_PORT_ANY) && !v.key.port)
 		return fp_conf_fail(r, w[1].col, "VIP %s: no port; give %s, or --port-any", vs,
-			    v.key.family == 6 ? "[ADDR]:PORT/PROTO (an IPv6 VIP's port goes after "
-			    "the brackets)" : "ADDR:PORT/PROTO");
+			    fp_lb_vip_form(v.key.family));
 	if ((dup = fp_lb_conf_find_vip(c, &v.key)) >= 0)
 		return fp_conf_fail(r, w[1].col, "VIP %s is declared on line %u already", vs,
 			    c->vips[dup].line);

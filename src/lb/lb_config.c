@@ -212,6 +212,12 @@ void fp_lb_addr_str(const void *addr, int af, char *buf, size_t len)
 	snprintf(buf, len, "%s", tmp);
 }
 
+const char *fp_lb_vip_form(int family)
+{
+	return family == 6 ? "[ADDR]:PORT/PROTO (an IPv6 VIP's port goes after the brackets)"
+			   : "ADDR:PORT/PROTO";
+}
+
 void fp_lb_vip_str(const struct fp_lb_vip_key *k, char *buf, size_t len)
 {
 	static const char *const p[] = { [IPPROTO_TCP] = "tcp", [IPPROTO_UDP] = "udp" };

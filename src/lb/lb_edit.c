@@ -98,8 +98,7 @@ int fp_lb__vip_add(struct fp_lb *lb, const struct fp_lb_vip_key *k, __u32 flags,
 	}
 	if (!(flags & FP_LB_VIP_PORT_ANY) && !k->port) {
 		snprintf(err, errlen, "VIP %s: no port; give %s, or --port-any for every port", vs,
-			 k->family == 6 ? "[ADDR]:PORT/PROTO (an IPv6 VIP's port goes after the "
-			 "brackets)" : "ADDR:PORT/PROTO");
+			 fp_lb_vip_form(k->family));
 		return -EINVAL;
 	}
 	vip.table_size = table_size;
